@@ -1,0 +1,89 @@
+/* tr2_record.h: the ring-buffer record layout, shared by the eBPF programs
+ * (bpf/tr2.bpf.c) and the decoder in tr2-bpf (loader/tr2_decode.c).  This is
+ * the only place the layout is written down.
+ *
+ * A record is a struct tr2_rec header followed by `nstr` strings, each a
+ * __u16 length word and that many bytes (no NUL).  The length word is
+ * TR2_STR_NULL for a NULL pointer, TR2_STR_FAULT for a pointer the kernel
+ * could not read, else the byte count, with TR2_STR_TRUNC set when the string
+ * was cut at TR2_STR_MAX - 1 bytes.  Records are not padded; readers must not
+ * assume alignment of anything after the header.
+ */
+#ifndef TR2_RECORD_H
+#define TR2_RECORD_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* What a record carries: one kind per trace2 probe (docs/probes.md), then
+ * the tracer's own records. */
+enum tr2_rec_kind {
+	TR2_REC_VERSION,
+	TR2_REC_START,
+	TR2_REC_EXIT,
+	TR2_REC_ATEXIT,
+	TR2_REC_SIGNAL,
+	TR2_REC_ERROR,
+	TR2_REC_CMD_PATH,
+	TR2_REC_CMD_ANCESTRY,
+	TR2_REC_CMD_NAME,
+	TR2_REC_CMD_MODE,
+	TR2_REC_ALIAS,
+	TR2_REC_DEF_PARAM,
+	TR2_REC_DEF_REPO,
+	TR2_REC_CHILD_START,
+	TR2_REC_CHILD_EXIT,
+	TR2_REC_CHILD_READY,
+	TR2_REC_EXEC,
+	TR2_REC_EXEC_RESULT,
+	TR2_REC_THREAD_START,
+	TR2_REC_THREAD_EXIT,
+	TR2_REC_REGION_ENTER,
+	TR2_REC_REGION_LEAVE,
+	TR2_REC_DATA,
+	TR2_REC_DATA_JSON,
+	TR2_REC_PRINTF,
+	TR2_REC_TIMER_START,
+	TR2_REC_TIMER_STOP,
+	TR2_REC_COUNTER_ADD,
+	TR2_REC__PROBES,            /* kinds below are made by the tracer, not by a probe */
+	/* First record of each thread seen: who it is.  num: ppid, proc_start_ns,
+	 * thread_start_ns (CLOCK_MONOTONIC, kernel task_struct start_time);
+	 * thread_id = the trace2_tls thread_id; strings: base name, comm. */
+	TR2_REC_THREAD_INFO = TR2_REC__PROBES,
+	/* A traced process forked a process (follow mode).  pid = child, num[0] = parent. */
+	TR2_REC_FORK,
+	/* A traced process called exec (follow mode): a new program, a new session. */
+	TR2_REC_EXECVE,
+	/* The dynamic loader of a traced process mapped objects (its r_brk hook
+	 * ran); the process is stopped with SIGSTOP until the loader attached. */
+	TR2_REC_DL_UPDATE,
+	TR2_REC__COUNT
+};
+
+#define TR2_STR_MAX   4096u     /* bytes read per string, NUL included */
+#define TR2_STR_NULL  0xffffu
+#define TR2_STR_FAULT 0xfffeu
+#define TR2_STR_TRUNC 0x8000u
+#define TR2_ARGV_MAX  64        /* vector entries read (argv, ancestry); more are cut */
+#define TR2_REC_MAX   32768u    /* largest record */
+
+/* Record flags. */
+#define TR2_RECF_CUT  0x1       /* the record ran out of room: trailing strings are missing */
+
+struct tr2_rec {
+	__u16 size;      /* bytes, header and strings */
+	__u8 kind;       /* enum tr2_rec_kind */
+	__u8 nstr;       /* strings that follow */
+	__u32 pid;       /* tgid of the traced process */
+	__u32 tid;       /* kernel thread id */
+	__s32 line;      /* __LINE__ of the call site */
+	__u64 ts_ns;     /* bpf_ktime_get_ns(): CLOCK_MONOTONIC, ns */
+	__s64 num[3];    /* numbers, per kind (docs/probes.md order: repo_id, ids, codes, values) */
+	__s32 thread_id; /* TR2_REC_THREAD_INFO and THREAD_START: the runtime's thread number */
+	__u16 flags;     /* TR2_RECF_* */
+	__u16 nvec;      /* how many of the trailing strings form the kind's vector (argv...) */
+};
+
+#endif

@@ -1,0 +1,136 @@
+/* tr2_event.h: one decoded Trace2 event, as every target consumes it.
+ *
+ * Producers: the ring-buffer decoder of tr2-bpf (loader/) and the EVENT-line
+ * reader of tr2-fmt.  Both fill in final values (thread name, nesting, t_abs,
+ * t_rel, sid); the targets in formatter/ only lay them out.  Field names are
+ * the JSON keys of git's EVENT format (seeds/000 "Event Format"), so a field's
+ * meaning is the meaning git documents for that key.
+ */
+#ifndef TR2_EVENT_H
+#define TR2_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The Trace2 event kinds, named after git's "event" values. */
+enum tr2_ev_kind {
+	TR2_EV_VERSION,
+	TR2_EV_START,
+	TR2_EV_EXIT,
+	TR2_EV_ATEXIT,
+	TR2_EV_SIGNAL,
+	TR2_EV_ERROR,
+	TR2_EV_CMD_PATH,
+	TR2_EV_CMD_ANCESTRY,
+	TR2_EV_CMD_NAME,
+	TR2_EV_CMD_MODE,
+	TR2_EV_ALIAS,
+	TR2_EV_CHILD_START,
+	TR2_EV_CHILD_EXIT,
+	TR2_EV_CHILD_READY,
+	TR2_EV_EXEC,
+	TR2_EV_EXEC_RESULT,
+	TR2_EV_THREAD_START,
+	TR2_EV_THREAD_EXIT,
+	TR2_EV_DEF_PARAM,
+	TR2_EV_DEF_REPO,
+	TR2_EV_REGION_ENTER,
+	TR2_EV_REGION_LEAVE,
+	TR2_EV_DATA,
+	TR2_EV_DATA_JSON,
+	TR2_EV_PRINTF,
+	TR2_EV_TIMER,
+	TR2_EV_TH_TIMER,
+	TR2_EV_COUNTER,
+	TR2_EV_TH_COUNTER,
+	TR2_EV__COUNT
+};
+
+/* The "event" string of a kind ("region_enter", ...); NULL when out of range. */
+const char *tr2_ev_kind_name(enum tr2_ev_kind kind);
+
+/* Looks a kind up by its "event" string; returns -1 when the name is unknown. */
+int tr2_ev_kind_from_name(const char *name);
+
+/*
+ * One event.  Strings are NUL-terminated, may hold any bytes (targets escape
+ * them), and stay owned by the producer; NULL means "absent".  Fields that a
+ * kind does not use are zero/NULL.
+ */
+struct tr2_ev {
+	enum tr2_ev_kind kind;
+
+	/* Common to every event. */
+	const char *sid;     /* git's session id, "<UTC start>-H<8 hex>-P<8 hex pid>", parents first, '/'-joined; depth = number of '/' */
+	const char *thread;  /* "main" or "th%02d:<base>", at most 24 bytes (git's TR2_MAX_THREAD_NAME) */
+	int64_t time_us;     /* wall-clock time of the event, µs since the Unix epoch (UTC) */
+	const char *file;    /* source file of the call site; NULL or "" when none */
+	int line;            /* source line of the call site; 0 when none */
+
+	/* Timing and position, present per kind as git writes them. */
+	bool has_t_abs;
+	int64_t t_abs_us;    /* µs since the process started */
+	bool has_t_rel;
+	int64_t t_rel_us;    /* µs since the innermost open region (or the thread, or the child) started */
+	int nesting;         /* git's nr_open_regions: 1 at thread top level, +1 per open region;
+				region_enter: before the push, region_leave: after the pop */
+	int repo;            /* repo_id, 0 = no repository */
+
+	/* version */
+	const char *evt;     /* event format version, "3" */
+	const char *exe;     /* the program's version string */
+
+	/* start, exec, alias, child_start: NULL-terminated vector */
+	const char *const *argv;
+
+	/* exit, atexit, child_exit, exec_result */
+	int code;
+	/* signal */
+	int signo;
+
+	/* error */
+	const char *msg;     /* also region_enter/leave (printf forms) and printf */
+	const char *fmt;
+
+	/* cmd_path, cmd_ancestry, cmd_name, cmd_mode, alias */
+	const char *path;
+	const char *const *ancestry;  /* NULL-terminated, nearest parent first */
+	const char *name;             /* cmd_name; also timer/counter name */
+	const char *hierarchy;        /* cmd_name: "parent/child" */
+	const char *mode;
+	const char *alias;
+
+	/* child_start, child_exit, child_ready */
+	int child_id;
+	int pid;                      /* child pid; -1 when it could not be spawned */
+	const char *child_class;
+	const char *hook_name;
+	const char *cd;
+	bool use_shell;
+	const char *ready;            /* "ready", "timeout", "error" */
+
+	/* exec, exec_result */
+	int exec_id;
+	/* exec: exe (above) is the program run */
+
+	/* def_param */
+	const char *param;
+	const char *value;            /* def_param value; data value; data_json JSON text */
+	const char *scope;
+
+	/* def_repo */
+	const char *worktree;
+
+	/* region_enter, region_leave, data, data_json, timer, counter */
+	const char *category;
+	const char *label;
+	const char *key;
+
+	/* timer, th_timer (name and category above) */
+	uint64_t intervals;
+	int64_t t_total_us, t_min_us, t_max_us;
+	/* counter, th_counter */
+	int64_t count;
+};
+
+#endif

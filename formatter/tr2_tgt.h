@@ -1,0 +1,64 @@
+/* tr2_tgt.h: the Trace2 targets, one per output format, behind one interface.
+ *
+ * Modelled on git's struct tr2_tgt (trace2/tr2_tgt.h): each format is one
+ * file (tr2_tgt_normal.c, tr2_tgt_perf.c, tr2_tgt_event.c) that fills one
+ * table with a function per event kind; a NULL slot means the format ignores
+ * that kind.  A target formats each event into one line and hands it to its
+ * destination (tr2_dst.h), which writes the whole line at once.
+ */
+#ifndef TR2_TGT_H
+#define TR2_TGT_H
+
+#include <stddef.h>
+#include "tr2_event.h"
+
+struct tr2_dst;
+
+enum tr2_format { TR2_FMT_NORMAL, TR2_FMT_PERF, TR2_FMT_EVENT };
+
+struct tr2_tgt_opts {
+	int brief;          /* the BRIEF variant (GIT_TRACE2_BRIEF / GIT_TRACE2_PERF_BRIEF / GIT_TRACE2_EVENT_BRIEF) */
+	int event_nesting;  /* EVENT only: region nesting limit, git's GIT_TRACE2_EVENT_NESTING (default 2) */
+};
+
+/* A growable line buffer; targets append one line (with its '\n') per event. */
+struct tr2_buf {
+	char *p;
+	size_t len, cap;
+};
+
+/* Formats one event into buf (appending); leaves buf unchanged when the format skips the event. */
+typedef void (*tr2_tgt_fn)(struct tr2_buf *buf, const struct tr2_ev *ev, const struct tr2_tgt_opts *opts);
+
+/* One format: its name ("normal", "perf", "event") and one function per event kind. */
+struct tr2_tgt {
+	const char *name;
+	tr2_tgt_fn fn[TR2_EV__COUNT];
+};
+
+extern const struct tr2_tgt tr2_tgt_normal;
+extern const struct tr2_tgt tr2_tgt_perf;
+extern const struct tr2_tgt tr2_tgt_event;
+
+/* A format bound to a destination. */
+struct tr2_target {
+	const struct tr2_tgt *tgt;
+	struct tr2_tgt_opts opts;
+	struct tr2_dst *dst;   /* owned */
+	struct tr2_buf buf;
+};
+
+/*
+ * Formats ev with target t and writes the resulting line to t's destination.
+ * Returns 0, or -1 when the destination failed (it reports that once itself).
+ */
+int tr2_target_emit(struct tr2_target *t, const struct tr2_ev *ev);
+
+/* Appends to a buffer; they abort() on allocation failure. */
+void tr2_buf_add(struct tr2_buf *b, const void *data, size_t len);
+void tr2_buf_adds(struct tr2_buf *b, const char *s);
+void tr2_buf_addf(struct tr2_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tr2_buf_addch(struct tr2_buf *b, char c);
+void tr2_buf_free(struct tr2_buf *b);
+
+#endif

@@ -1,0 +1,18 @@
+# loader/: tr2-bpf, the libbpf program.
+LOADER_SRCS := loader/tr2_bpf.c loader/tr2_attach.c loader/tr2_decode.c loader/tr2_session.c
+LOADER_OBJS := $(LOADER_SRCS:%.c=$(BUILD)/%.o)
+LOADER_LIBS := -lbpf -lelf -lz -lcrypto $(shell pkg-config --libs json-c)
+
+$(BUILD)/loader/%.o: loader/%.c $(BUILD)/tr2.skel.h $(wildcard loader/*.h formatter/*.h bpf/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/tr2-bpf: $(LOADER_OBJS) $(BUILD)/libtr2fmt.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LOADER_LIBS)
+
+ALL += $(BUILD)/tr2-bpf
+
+install: install-tr2-bpf
+install-tr2-bpf: $(BUILD)/tr2-bpf
+	install -D -m 755 $< $(DESTDIR)$(PREFIX)/bin/tr2-bpf
+.PHONY: install-tr2-bpf

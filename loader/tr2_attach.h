@@ -1,0 +1,45 @@
+/* tr2_attach.h: finds the trace2 probes of a process (its executable and
+ * every shared object it maps) and attaches the eBPF programs to them. */
+#ifndef TR2_ATTACH_H
+#define TR2_ATTACH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct bpf_object;
+struct tr2_attach;
+
+/*
+ * Creates the bookkeeping for the programs of obj (named "probe_<probe>").
+ * pid_filter: the one process to attach to (tr2-bpf -p), or -1 to attach to
+ * every process mapping an object and let the eBPF side filter (-- CMD).
+ */
+struct tr2_attach *tr2_attach_new(struct bpf_object *obj, pid_t pid_filter);
+
+/*
+ * Attaches to the trace2 probes of every object that process pid maps and
+ * that is not attached yet.  Returns the number of objects newly attached
+ * (0 when none is new), or -1 with a one-line reason in err (the process is
+ * gone, an attach failed).
+ */
+int tr2_attach_process(struct tr2_attach *a, pid_t pid, char *err, size_t errlen);
+
+/*
+ * Attaches prog at the dynamic loader's r_brk hook (_dl_debug_state in
+ * ld_so), which the loader calls after it maps objects.  Returns 0, or -1
+ * with a reason in err.
+ */
+int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const char *ld_so,
+		       char *err, size_t errlen);
+
+/* Objects with probes attached so far, and probe sites (call sites) in them. */
+int tr2_attach_objects(const struct tr2_attach *a);
+int tr2_attach_sites(const struct tr2_attach *a);
+
+/* Detaches everything and frees; NULL is allowed. */
+void tr2_attach_free(struct tr2_attach *a);
+
+/* The dynamic loader that this program itself runs under (a path), or NULL. */
+char *tr2_find_ld_so(void);
+
+#endif

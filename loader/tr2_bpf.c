@@ -1,0 +1,447 @@
+/* tr2-bpf: attaches eBPF programs to the trace2 USDT probes of a process
+ * and writes its Trace2 events in git's NORMAL, PERF and EVENT formats.
+ * The contract (options, summary line, exit status) is ../shared/trace2-api.md §3. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "tr2.skel.h"
+#include "tr2_attach.h"
+#include "tr2_decode.h"
+#include "tr2_dst.h"
+#include "tr2_session.h"
+#include "tr2_tgt.h"
+
+#define DEFAULT_RING_BYTES (4u << 20)
+#define POLL_MS 100
+
+static const char usage[] =
+"Usage: tr2-bpf [OPTIONS] -p PID\n"
+"       tr2-bpf [OPTIONS] -- CMD [ARG...]\n"
+"\n"
+"Trace a program instrumented with tr2's <trace2.h>: attach eBPF programs to\n"
+"its trace2 USDT probes (in its executable and every shared object it maps)\n"
+"and write its Trace2 events the way git writes them.\n"
+"\n"
+"  -p, --pid=PID          attach to the running process PID; stop when it exits\n"
+"  -- CMD [ARG...]        run CMD traced from its first event, and every\n"
+"                         descendant of it that carries probes (sid parent/child,\n"
+"                         depth d1, d2, ...); exit with CMD's status\n"
+"\n"
+"Formats (any combination; none given: --perf to standard output):\n"
+"      --normal[=DEST]    git's NORMAL format (GIT_TRACE2)\n"
+"      --perf[=DEST]      git's PERF format (GIT_TRACE2_PERF)\n"
+"      --event[=DEST]     git's EVENT format, JSON lines (GIT_TRACE2_EVENT)\n"
+"      --brief            the BRIEF variant of every chosen format\n"
+"      --event-nesting=N  EVENT region nesting limit (default 2, as\n"
+"                         GIT_TRACE2_EVENT_NESTING)\n"
+"\n"
+"DEST, a Trace2 target value: omitted, standard output; a file descriptor 2-9;\n"
+"an absolute path (appended to); an existing directory (one file per traced\n"
+"process, named after the last part of its sid); af_unix:[stream:|dgram:]/path.\n"
+"\n"
+"  -b, --ring-buffer=SIZE ring buffer size in bytes, a power of 2 (K and M\n"
+"                         suffixes allowed; default 4M)\n"
+"  -v, --verbose          show libbpf's messages\n"
+"  -h, --help             show this text\n"
+"\n"
+"On stderr, after a trace, the last line is the summary\n"
+"  tr2-bpf: N events, M lost\n"
+"N events were written; M were dropped on the way (ring buffer full, record\n"
+"not decodable), counted exactly.  Errors are one line on stderr and a non-zero\n"
+"exit status.  Needs root (CAP_BPF and CAP_PERFMON).\n"
+"\n"
+"Examples:\n"
+"  sudo tr2-bpf -p 4242                       PERF lines of process 4242, live\n"
+"  sudo tr2-bpf --perf -- ./prog arg          trace ./prog from its start\n"
+"  sudo tr2-bpf --event=/tmp/t.json --normal=2 -p 4242\n"
+"  sudo tr2-bpf --event=/var/log/tr2/ -- make  one EVENT file per process\n";
+
+static volatile sig_atomic_t exiting;
+static int verbose;
+
+static void on_signal(int sig)
+{
+	exiting = sig;
+}
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tr2-bpf: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!verbose && level != LIBBPF_WARN)
+		return 0;
+	if (!verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* What the ring-buffer callback works with. */
+struct tracer {
+	struct tr2_bpf *skel;
+	struct tr2_attach *attach;
+	struct tr2_session *session;
+	struct tr2_decoded dec;
+	uint64_t decode_errors;
+	int follow;
+	pid_t *procs;        /* processes to wait for (follow mode: forks) */
+	int nprocs, cap;
+};
+
+static void add_proc(struct tracer *tr, pid_t pid)
+{
+	for (int i = 0; i < tr->nprocs; i++)
+		if (tr->procs[i] == pid)
+			return;
+	if (tr->nprocs == tr->cap) {
+		tr->cap = tr->cap ? 2 * tr->cap : 16;
+		tr->procs = realloc(tr->procs, tr->cap * sizeof(*tr->procs));
+		if (!tr->procs)
+			abort();
+	}
+	tr->procs[tr->nprocs++] = pid;
+}
+
+/* A process stopped itself (exec or the loader mapped objects): attach to
+ * what it maps now, then let it go on. */
+static void attach_and_continue(struct tracer *tr, pid_t pid)
+{
+	char err[512];
+
+	if (tr2_attach_process(tr->attach, pid, err, sizeof(err)) < 0 && errno != ENOENT)
+		fprintf(stderr, "tr2-bpf: %s\n", err);
+	kill(pid, SIGCONT);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct tracer *tr = ctx;
+	const char *why;
+
+	if (tr2_decode(data, size, &tr->dec, &why)) {
+		tr->decode_errors++;
+		if (verbose)
+			fprintf(stderr, "tr2-bpf: dropped a record: %s\n", why);
+		return 0;
+	}
+	switch (tr->dec.hdr.kind) {
+	case TR2_REC_FORK:
+		add_proc(tr, tr->dec.hdr.pid);
+		break;
+	case TR2_REC_EXECVE:
+	case TR2_REC_DL_UPDATE:
+		attach_and_continue(tr, tr->dec.hdr.pid);
+		break;
+	}
+	tr2_session_record(tr->session, &tr->dec);
+	return 0;
+}
+
+static uint64_t lost_in_bpf(struct tr2_bpf *skel)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v, sum = 0;
+	uint32_t zero = 0;
+
+	if (ncpu <= 0)
+		return 0;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		abort();
+	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &zero, v))
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+/* Whether the process has exited (a zombie counts): its pidfd is readable. */
+static int gone(pid_t pid)
+{
+	int fd = syscall(SYS_pidfd_open, pid, 0), r;
+	struct pollfd p;
+
+	if (fd < 0)
+		return errno == ESRCH;
+	p.fd = fd;
+	p.events = POLLIN;
+	r = poll(&p, 1, 0);
+	close(fd);
+	return r > 0;
+}
+
+static unsigned parse_size(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	if (*end || v < 4096 || v > (1ul << 30) || (v & (v - 1)))
+		fail("bad --ring-buffer size '%s': want a power of 2 from 4K to 1024M", s);
+	return v;
+}
+
+struct format_opt {
+	enum tr2_format fmt;
+	const char *dest;
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "normal", optional_argument, NULL, 'N' },
+		{ "perf", optional_argument, NULL, 'P' },
+		{ "event", optional_argument, NULL, 'E' },
+		{ "brief", no_argument, NULL, 'B' },
+		{ "event-nesting", required_argument, NULL, 'n' },
+		{ "ring-buffer", required_argument, NULL, 'b' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct format_opt formats[8];
+	int nformats = 0, brief = 0, event_nesting = 2, opt, status = 0;
+	unsigned ring_bytes = DEFAULT_RING_BYTES;
+	pid_t pid = 0, child = 0;
+	struct tr2_target targets[8], *target_ptrs[8];
+	struct tracer tr = { 0 };
+	struct ring_buffer *rb = NULL;
+	char err[512], host[16];
+	struct timespec real, mono;
+	int go[2] = { -1, -1 };
+	char *ld_so = NULL;
+
+	while ((opt = getopt_long(argc, argv, "+p:b:vh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'p': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v <= 0 || v > 0x3fffffff)
+				fail("bad PID '%s'", optarg);
+			pid = v;
+			break;
+		}
+		case 'N':
+		case 'P':
+		case 'E':
+			if (nformats == 8)
+				fail("too many formats");
+			formats[nformats].fmt = opt == 'N' ? TR2_FMT_NORMAL : opt == 'P' ? TR2_FMT_PERF : TR2_FMT_EVENT;
+			formats[nformats++].dest = optarg;
+			break;
+		case 'B':
+			brief = 1;
+			break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 0 || v > 1000000)
+				fail("bad --event-nesting '%s': want a number of levels", optarg);
+			event_nesting = v;
+			break;
+		}
+		case 'b':
+			ring_bytes = parse_size(optarg);
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'tr2-bpf --help' for more information.\n");
+			return 2;
+		}
+	}
+	if ((pid != 0) == (optind < argc))
+		fail(pid ? "give -p PID or -- CMD, not both" : "nothing to trace: give -p PID or -- CMD (see --help)");
+	if (pid && kill(pid, 0) && errno == ESRCH)
+		fail("no such process: %d", (int)pid);
+	if (!nformats) {
+		formats[0].fmt = TR2_FMT_PERF;
+		formats[0].dest = NULL;
+		nformats = 1;
+	}
+	for (int i = 0; i < nformats; i++) {
+		targets[i].tgt = formats[i].fmt == TR2_FMT_NORMAL ? &tr2_tgt_normal :
+				 formats[i].fmt == TR2_FMT_PERF ? &tr2_tgt_perf : &tr2_tgt_event;
+		targets[i].opts.brief = brief;
+		targets[i].opts.event_nesting = event_nesting;
+		memset(&targets[i].buf, 0, sizeof(targets[i].buf));
+		targets[i].dst = tr2_dst_open(formats[i].dest, err, sizeof(err));
+		if (!targets[i].dst)
+			fail("%s", err);
+		target_ptrs[i] = &targets[i];
+	}
+
+	libbpf_set_print(libbpf_print);
+	tr.follow = !pid;
+	tr.skel = tr2_bpf__open();
+	if (!tr.skel)
+		fail("failed to open the BPF object: %s", strerror(errno));
+	tr.skel->rodata->follow = tr.follow;
+	bpf_map__set_max_entries(tr.skel->maps.events, ring_bytes);
+	if (!tr.follow) {
+		bpf_program__set_autoload(tr.skel->progs.on_fork, false);
+		bpf_program__set_autoload(tr.skel->progs.on_exec, false);
+	}
+	if (tr2_bpf__load(tr.skel)) {
+		int e = errno;
+
+		fail("failed to load the BPF programs: %s%s", strerror(e),
+		     e == EPERM ? " (run as root: needs CAP_BPF and CAP_PERFMON)" :
+		     e == EACCES ? " (the kernel's verifier refused one; -v shows its log)" : "");
+	}
+
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	tr2_host_hash(host, sizeof(host));
+	tr.session = tr2_session_new(target_ptrs, nformats,
+				     (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + (real.tv_nsec - mono.tv_nsec),
+				     host);
+	tr.attach = tr2_attach_new(tr.skel->obj, tr.follow ? -1 : pid);
+	rb = ring_buffer__new(bpf_map__fd(tr.skel->maps.events), on_record, &tr, NULL);
+	if (!rb)
+		fail("failed to create the ring buffer: %s", strerror(errno));
+	ld_so = tr2_find_ld_so();
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (pid) {
+		int n = tr2_attach_process(tr.attach, pid, err, sizeof(err));
+
+		if (n < 0)
+			fail("%s", err);
+		if (n == 0)
+			fail("no trace2 probes in process %d (its executable and shared objects)", (int)pid);
+		if (ld_so && tr2_attach_dl_hook(tr.attach, tr.skel->progs.dl_update, ld_so, err, sizeof(err)))
+			fprintf(stderr, "tr2-bpf: %s; objects loaded later are not traced\n", err);
+		fprintf(stderr, "tr2-bpf: tracing process %d: %d probe sites in %d objects; Ctrl-C to stop\n",
+			(int)pid, tr2_attach_sites(tr.attach), tr2_attach_objects(tr.attach));
+	} else {
+		uint8_t one = 1;
+
+		if (tr2_bpf__attach(tr.skel))
+			fail("failed to attach the fork and exec tracepoints: %s", strerror(errno));
+		if (!ld_so)
+			fail("cannot find the dynamic loader");
+		if (tr2_attach_dl_hook(tr.attach, tr.skel->progs.dl_update, ld_so, err, sizeof(err)))
+			fail("%s", err);
+		if (pipe2(go, O_CLOEXEC))
+			fail("pipe: %s", strerror(errno));
+		child = fork();
+		if (child < 0)
+			fail("fork: %s", strerror(errno));
+		if (child == 0) {
+			char c;
+
+			close(go[1]);
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGPIPE, SIG_DFL);
+			if (read(go[0], &c, 1) != 1)
+				_exit(127);
+			execvp(argv[optind], argv + optind);
+			fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", argv[optind], strerror(errno));
+			_exit(127);
+		}
+		close(go[0]);
+		if (bpf_map_update_elem(bpf_map__fd(tr.skel->maps.traced), &child, &one, BPF_ANY))
+			fail("failed to add process %d to the traced set: %s", (int)child, strerror(errno));
+		if (write(go[1], "g", 1) != 1)
+			fail("failed to start '%s': %s", argv[optind], strerror(errno));
+		close(go[1]);
+		/* The tracer itself must not end the child on Ctrl-C: the terminal
+		 * signals both, and the child decides. */
+	}
+
+	for (;;) {
+		int r = ring_buffer__poll(rb, POLL_MS);
+
+		if (r < 0 && r != -EINTR) {
+			fprintf(stderr, "tr2-bpf: failed to poll the ring buffer: %s\n", strerror(-r));
+			status = 1;
+			break;
+		}
+		if (exiting)
+			break;
+		if (pid) {
+			if (gone(pid))
+				break;
+		} else {
+			int done = 1;
+
+			if (child) {
+				int ws;
+
+				if (waitpid(child, &ws, WNOHANG) == child) {
+					status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+					child = 0;
+				} else {
+					done = 0;
+				}
+			}
+			if (done) {
+				/* Forks recorded before CMD's exit are in the ring now. */
+				ring_buffer__consume(rb);
+				for (int i = 0; i < tr.nprocs && done; i++)
+					if (!gone(tr.procs[i]))
+						done = 0;
+			}
+			if (done)
+				break;
+		}
+	}
+	ring_buffer__consume(rb);
+	if (exiting && !pid)
+		status = 128 + exiting;
+
+	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
+		(unsigned long long)tr2_session_events(tr.session),
+		(unsigned long long)(lost_in_bpf(tr.skel) + tr.decode_errors));
+
+	ring_buffer__free(rb);
+	tr2_attach_free(tr.attach);
+	tr2_bpf__destroy(tr.skel);
+	tr2_session_free(tr.session);
+	for (int i = 0; i < nformats; i++) {
+		tr2_dst_close(targets[i].dst);
+		tr2_buf_free(&targets[i].buf);
+	}
+	free(tr.procs);
+	free(ld_so);
+	return status;
+}

@@ -1,0 +1,754 @@
+/* tr2_session.c: see tr2_session.h.  Mirrors what git computes in-process
+ * (trace2/tr2_sid.c, tr2_tls.c, tr2_tmr.c, tr2_ctr.c), from the outside. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <openssl/evp.h>
+
+#include "tr2_session.h"
+#include "tr2_tgt.h"
+
+#define TR2_MAX_THREAD_NAME 24  /* git's trace2/tr2_tls.h */
+
+/* A timer or counter of a process (TRACE2_DEFINE_TIMER / _COUNTER), with
+ * the totals of the threads that have exited (git's final_timer_block). */
+struct metric {
+	long id;               /* address of the definition in the program */
+	int is_counter;
+	int per_thread;
+	char *category, *name;
+	uint64_t intervals, total_ns, min_ns, max_ns;
+	int64_t count;
+	int used;
+	struct metric *next;   /* in first-use order */
+};
+
+/* One thread's use of a metric (git's per-thread timer_block). */
+struct thread_metric {
+	struct metric *m;
+	int recursion;
+	uint64_t start_ns;
+	uint64_t intervals, total_ns, min_ns, max_ns;
+	int64_t count;
+	struct thread_metric *next;
+};
+
+struct proc;
+
+struct thread {
+	uint32_t tid;
+	struct proc *proc;
+	char name[TR2_MAX_THREAD_NAME + 1];
+	uint64_t start_ns;
+	uint64_t *regions;     /* start times of the open regions, innermost last */
+	int nregions, cap;
+	struct thread_metric *metrics;
+	struct thread *hnext;  /* hash chain */
+};
+
+struct child {
+	int id;
+	uint64_t start_ns;
+};
+
+struct proc {
+	uint32_t pid, ppid;
+	uint64_t start_ns;     /* CLOCK_MONOTONIC; t_abs counts from here */
+	char *sid;             /* NULL until its first event */
+	char *exec_parent_sid; /* after exec: the session before it */
+	char *hierarchy;       /* last cmd_name's hierarchy */
+	int exit_code;
+	struct child *children;
+	int nchildren, cap;
+	struct metric *metrics, **metrics_tail;
+	struct proc *hnext;
+};
+
+#define NBUCKETS 1024
+
+struct tr2_session {
+	struct tr2_target **targets;
+	int ntargets;
+	int64_t mono_to_real_ns;
+	char host_hash[16];
+	uint64_t events;
+	struct proc *procs[NBUCKETS];
+	struct thread *threads[NBUCKETS];
+	struct thread *last;   /* lookup cache: records come in runs per thread */
+};
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s ? s : "");
+
+	if (!p)
+		abort();
+	return p;
+}
+
+void tr2_host_hash(char *buf, size_t size)
+{
+	char host[256];
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+
+	if (gethostname(host, sizeof(host)) ||
+	    !EVP_Digest(host, strnlen(host, sizeof(host)), md, &mdlen, EVP_sha1(), NULL)) {
+		snprintf(buf, size, "Localhost");
+		return;
+	}
+	snprintf(buf, size, "H%02x%02x%02x%02x", md[0], md[1], md[2], md[3]);
+}
+
+struct tr2_session *tr2_session_new(struct tr2_target **targets, int ntargets,
+				    int64_t mono_to_real_ns, const char *host_hash)
+{
+	struct tr2_session *s = xcalloc(1, sizeof(*s));
+
+	s->targets = targets;
+	s->ntargets = ntargets;
+	s->mono_to_real_ns = mono_to_real_ns;
+	snprintf(s->host_hash, sizeof(s->host_hash), "%s", host_hash);
+	return s;
+}
+
+uint64_t tr2_session_events(const struct tr2_session *s)
+{
+	return s->events;
+}
+
+static struct proc *find_proc(struct tr2_session *s, uint32_t pid)
+{
+	struct proc *p;
+
+	for (p = s->procs[pid % NBUCKETS]; p; p = p->hnext)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static struct proc *get_proc(struct tr2_session *s, uint32_t pid)
+{
+	struct proc *p = find_proc(s, pid);
+
+	if (p)
+		return p;
+	p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	p->metrics_tail = &p->metrics;
+	p->hnext = s->procs[pid % NBUCKETS];
+	s->procs[pid % NBUCKETS] = p;
+	return p;
+}
+
+static void name_thread(struct thread *t, int32_t thread_id, const char *base)
+{
+	if (t->tid == t->proc->pid)
+		snprintf(t->name, sizeof(t->name), "main");
+	else if (thread_id > 0)
+		snprintf(t->name, sizeof(t->name), "th%02d:%s", thread_id, base ? base : "");
+	else
+		snprintf(t->name, sizeof(t->name), "th00:unknown");
+}
+
+static struct thread *find_thread(struct tr2_session *s, uint32_t tid)
+{
+	struct thread *t;
+
+	if (s->last && s->last->tid == tid)
+		return s->last;
+	for (t = s->threads[tid % NBUCKETS]; t; t = t->hnext)
+		if (t->tid == tid)
+			return s->last = t;
+	return NULL;
+}
+
+static struct thread *new_thread(struct tr2_session *s, struct proc *p, uint32_t tid)
+{
+	struct thread *t = xcalloc(1, sizeof(*t));
+
+	t->tid = tid;
+	t->proc = p;
+	name_thread(t, 0, NULL);
+	t->hnext = s->threads[tid % NBUCKETS];
+	s->threads[tid % NBUCKETS] = t;
+	return s->last = t;
+}
+
+static void free_thread_metrics(struct thread *t)
+{
+	while (t->metrics) {
+		struct thread_metric *n = t->metrics->next;
+
+		free(t->metrics);
+		t->metrics = n;
+	}
+}
+
+static void drop_thread(struct tr2_session *s, struct thread *t)
+{
+	struct thread **pp;
+
+	for (pp = &s->threads[t->tid % NBUCKETS]; *pp; pp = &(*pp)->hnext)
+		if (*pp == t) {
+			*pp = t->hnext;
+			break;
+		}
+	if (s->last == t)
+		s->last = NULL;
+	free_thread_metrics(t);
+	free(t->regions);
+	free(t);
+}
+
+/* The thread a probe record came from; made up from the record when its
+ * TR2_REC_THREAD_INFO was lost. */
+static struct thread *thread_of(struct tr2_session *s, const struct tr2_rec *h)
+{
+	struct thread *t = find_thread(s, h->tid);
+	struct proc *p;
+
+	if (t && t->proc->pid == h->pid)
+		return t;
+	if (t)
+		drop_thread(s, t); /* a reused tid */
+	p = get_proc(s, h->pid);
+	if (!p->start_ns)
+		p->start_ns = h->ts_ns;
+	t = new_thread(s, p, h->tid);
+	t->start_ns = p->start_ns;
+	return t;
+}
+
+/* Formats git's sid component: "<UTC start>Z-H<hash>-P<pid hex>" (tr2_sid.c). */
+static void make_sid(struct tr2_session *s, struct proc *p)
+{
+	int64_t real_us = ((int64_t)p->start_ns + s->mono_to_real_ns) / 1000;
+	time_t secs = real_us / 1000000;
+	struct tm tm;
+	const char *parent = p->exec_parent_sid;
+	char own[128];
+	struct proc *q;
+	int hops;
+
+	gmtime_r(&secs, &tm);
+	snprintf(own, sizeof(own), "%04d%02d%02dT%02d%02d%02d.%06ldZ-%s-P%08" PRIx32,
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (long)(real_us % 1000000), s->host_hash, p->pid);
+	/* The nearest traced ancestor that wrote events is the parent session,
+	 * as GIT_TRACE2_PARENT_SID would have made it. */
+	for (q = find_proc(s, p->ppid), hops = 0; !parent && q && hops < 64;
+	     q = find_proc(s, q->ppid), hops++)
+		if (q->sid && q != p)
+			parent = q->sid;
+	if (parent) {
+		size_t n = strlen(parent) + 1 + strlen(own) + 1;
+
+		p->sid = malloc(n);
+		if (!p->sid)
+			abort();
+		snprintf(p->sid, n, "%s/%s", parent, own);
+	} else {
+		p->sid = xstrdup(own);
+	}
+}
+
+/* The parent session's last cmd_name hierarchy, for "parent/child". */
+static const char *parent_hierarchy(struct tr2_session *s, struct proc *p)
+{
+	struct proc *q;
+	int hops;
+
+	for (q = find_proc(s, p->ppid), hops = 0; q && hops < 64; q = find_proc(s, q->ppid), hops++)
+		if (q->sid && q != p && q->hierarchy && !strncmp(p->sid, q->sid, strlen(q->sid)))
+			return q->hierarchy;
+	return NULL;
+}
+
+static void emit(struct tr2_session *s, const struct tr2_ev *ev)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		tr2_target_emit(s->targets[i], ev);
+	s->events++;
+}
+
+/* Fills the fields every event of thread t at time ts has. */
+static void ev_init(struct tr2_session *s, struct tr2_ev *ev, enum tr2_ev_kind kind,
+		    struct thread *t, const struct tr2_decoded *d)
+{
+	struct proc *p = t->proc;
+	uint64_t ts = d->hdr.ts_ns;
+
+	if (!p->sid)
+		make_sid(s, p);
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = kind;
+	ev->sid = p->sid;
+	ev->thread = t->name;
+	ev->time_us = ((int64_t)ts + s->mono_to_real_ns) / 1000;
+	ev->file = d->str[0];
+	ev->line = d->hdr.line;
+	ev->has_t_abs = 1;
+	ev->t_abs_us = ts > p->start_ns ? (int64_t)(ts - p->start_ns) / 1000 : 0;
+	ev->nesting = 1 + t->nregions;
+}
+
+static void set_t_rel(struct tr2_ev *ev, uint64_t now, uint64_t since)
+{
+	ev->has_t_rel = 1;
+	ev->t_rel_us = now > since ? (int64_t)(now - since) / 1000 : 0;
+}
+
+/* t_rel of data events: since the innermost open region, else the thread. */
+static void set_t_rel_in_region(struct tr2_ev *ev, const struct thread *t, uint64_t now)
+{
+	set_t_rel(ev, now, t->nregions ? t->regions[t->nregions - 1] : t->start_ns);
+}
+
+static struct metric *get_metric(struct proc *p, const struct tr2_decoded *d, int is_counter)
+{
+	struct metric *m;
+
+	for (m = p->metrics; m; m = m->next)
+		if (m->id == d->hdr.num[0] && m->is_counter == is_counter)
+			return m;
+	m = xcalloc(1, sizeof(*m));
+	m->id = d->hdr.num[0];
+	m->is_counter = is_counter;
+	m->per_thread = d->hdr.num[1] != 0;
+	m->category = xstrdup(d->str[1]);
+	m->name = xstrdup(d->str[2]);
+	*p->metrics_tail = m;
+	p->metrics_tail = &m->next;
+	return m;
+}
+
+static struct thread_metric *get_thread_metric(struct thread *t, struct metric *m)
+{
+	struct thread_metric *tm, **tail = &t->metrics;
+
+	for (tm = t->metrics; tm; tm = tm->next) {
+		if (tm->m == m)
+			return tm;
+		tail = &tm->next;
+	}
+	tm = xcalloc(1, sizeof(*tm));
+	tm->m = m;
+	*tail = tm;
+	return tm;
+}
+
+static void add_interval(uint64_t *n, uint64_t *total, uint64_t *min, uint64_t *max,
+			 uint64_t n2, uint64_t total2, uint64_t min2, uint64_t max2)
+{
+	if (!n2)
+		return;
+	if (!*n || min2 < *min)
+		*min = min2;
+	if (!*n || max2 > *max)
+		*max = max2;
+	*n += n2;
+	*total += total2;
+}
+
+static int64_t ns_to_us(uint64_t ns)
+{
+	return (int64_t)((ns + 500) / 1000);
+}
+
+static void emit_metric(struct tr2_session *s, struct thread *t, const struct tr2_decoded *d,
+			const struct metric *m, enum tr2_ev_kind kind, uint64_t intervals,
+			uint64_t total, uint64_t min, uint64_t max, int64_t count)
+{
+	struct tr2_ev ev;
+
+	ev_init(s, &ev, kind, t, d);
+	ev.category = m->category;
+	ev.name = m->name;
+	ev.intervals = intervals;
+	ev.t_total_us = ns_to_us(total);
+	ev.t_min_us = ns_to_us(min);
+	ev.t_max_us = ns_to_us(max);
+	ev.count = count;
+	emit(s, &ev);
+}
+
+/* A thread ends (thread_exit or atexit): its per-thread events (th_timer,
+ * th_counter), then its sums go into the process totals (git's
+ * tr2_emit_per_thread_timers and tr2_update_final_timers). */
+static void close_thread_metrics(struct tr2_session *s, struct thread *t, const struct tr2_decoded *d)
+{
+	struct thread_metric *tm;
+
+	for (tm = t->metrics; tm; tm = tm->next)
+		if (tm->m->per_thread && !tm->m->is_counter && tm->intervals)
+			emit_metric(s, t, d, tm->m, TR2_EV_TH_TIMER, tm->intervals, tm->total_ns,
+				    tm->min_ns, tm->max_ns, 0);
+	for (tm = t->metrics; tm; tm = tm->next)
+		if (tm->m->per_thread && tm->m->is_counter && tm->count)
+			emit_metric(s, t, d, tm->m, TR2_EV_TH_COUNTER, 0, 0, 0, 0, tm->count);
+	for (tm = t->metrics; tm; tm = tm->next) {
+		struct metric *m = tm->m;
+
+		add_interval(&m->intervals, &m->total_ns, &m->min_ns, &m->max_ns,
+			     tm->intervals, tm->total_ns, tm->min_ns, tm->max_ns);
+		m->count += tm->count;
+	}
+	free_thread_metrics(t);
+}
+
+static void emit_final_metrics(struct tr2_session *s, struct thread *t, const struct tr2_decoded *d)
+{
+	struct metric *m;
+
+	for (m = t->proc->metrics; m; m = m->next)
+		if (!m->is_counter && m->intervals)
+			emit_metric(s, t, d, m, TR2_EV_TIMER, m->intervals, m->total_ns, m->min_ns,
+				    m->max_ns, 0);
+	for (m = t->proc->metrics; m; m = m->next)
+		if (m->is_counter && m->count)
+			emit_metric(s, t, d, m, TR2_EV_COUNTER, 0, 0, 0, 0, m->count);
+}
+
+static struct child *find_child(struct proc *p, int id)
+{
+	for (int i = 0; i < p->nchildren; i++)
+		if (p->children[i].id == id)
+			return &p->children[i];
+	return NULL;
+}
+
+static void add_child(struct proc *p, int id, uint64_t ts)
+{
+	if (p->nchildren == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 8;
+		p->children = realloc(p->children, p->cap * sizeof(*p->children));
+		if (!p->children)
+			abort();
+	}
+	p->children[p->nchildren].id = id;
+	p->children[p->nchildren].start_ns = ts;
+	p->nchildren++;
+}
+
+static void push_region(struct thread *t, uint64_t ts)
+{
+	if (t->nregions == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 8;
+		t->regions = realloc(t->regions, t->cap * sizeof(*t->regions));
+		if (!t->regions)
+			abort();
+	}
+	t->regions[t->nregions++] = ts;
+}
+
+static void on_thread_info(struct tr2_session *s, const struct tr2_decoded *d)
+{
+	const struct tr2_rec *h = &d->hdr;
+	struct proc *p = get_proc(s, h->pid);
+	struct thread *t = find_thread(s, h->tid);
+
+	if (!p->ppid)
+		p->ppid = (uint32_t)h->num[0];
+	if (!p->start_ns)
+		p->start_ns = (uint64_t)h->num[1];
+	if (t && t->proc != p) {
+		drop_thread(s, t);
+		t = NULL;
+	}
+	if (!t)
+		t = new_thread(s, p, h->tid);
+	t->start_ns = h->tid == h->pid ? p->start_ns : (uint64_t)h->num[2];
+	name_thread(t, h->thread_id, d->str[0]);
+}
+
+/* exec: the process is a new program and a new session, child of the old. */
+static void on_execve(struct tr2_session *s, const struct tr2_decoded *d)
+{
+	struct proc *p = get_proc(s, d->hdr.pid);
+	struct thread *t = find_thread(s, d->hdr.pid);
+
+	if (p->sid) {
+		free(p->exec_parent_sid);
+		p->exec_parent_sid = p->sid;
+		p->sid = NULL;
+	}
+	p->start_ns = d->hdr.ts_ns;
+	p->nchildren = 0;
+	/* exec leaves one thread, the one that called it, renamed to the pid. */
+	for (int i = 0; i < NBUCKETS; i++)
+		for (struct thread *o = s->threads[i], *next; o; o = next) {
+			next = o->hnext;
+			if (o->proc == p && o != t)
+				drop_thread(s, o);
+		}
+	if (t) {
+		t->nregions = 0;
+		t->start_ns = p->start_ns;
+		free_thread_metrics(t);
+	}
+	while (p->metrics) {
+		struct metric *m = p->metrics->next;
+
+		free(p->metrics->category);
+		free(p->metrics->name);
+		free(p->metrics);
+		p->metrics = m;
+	}
+	p->metrics_tail = &p->metrics;
+}
+
+void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
+{
+	const struct tr2_rec *h = &d->hdr;
+	char num[32];
+	struct tr2_ev ev;
+	struct thread *t;
+	struct proc *p;
+
+	switch (h->kind) {
+	case TR2_REC_THREAD_INFO:
+		on_thread_info(s, d);
+		return;
+	case TR2_REC_FORK:
+		p = get_proc(s, h->pid);
+		p->ppid = (uint32_t)h->num[0];
+		p->start_ns = (uint64_t)h->num[1];
+		return;
+	case TR2_REC_EXECVE:
+		on_execve(s, d);
+		return;
+	case TR2_REC_DL_UPDATE:
+		return;
+	}
+
+	t = thread_of(s, h);
+	p = t->proc;
+	switch (h->kind) {
+	case TR2_REC_VERSION:
+		ev_init(s, &ev, TR2_EV_VERSION, t, d);
+		ev.evt = "3";
+		ev.exe = d->str[1];
+		break;
+	case TR2_REC_START:
+		ev_init(s, &ev, TR2_EV_START, t, d);
+		ev.argv = d->vec;
+		break;
+	case TR2_REC_EXIT:
+		ev_init(s, &ev, TR2_EV_EXIT, t, d);
+		ev.code = p->exit_code = (int)h->num[0];
+		break;
+	case TR2_REC_ATEXIT:
+		close_thread_metrics(s, t, d);
+		emit_final_metrics(s, t, d);
+		ev_init(s, &ev, TR2_EV_ATEXIT, t, d);
+		ev.code = (int)h->num[0];
+		break;
+	case TR2_REC_SIGNAL:
+		ev_init(s, &ev, TR2_EV_SIGNAL, t, d);
+		ev.signo = (int)h->num[0];
+		break;
+	case TR2_REC_ERROR:
+		ev_init(s, &ev, TR2_EV_ERROR, t, d);
+		ev.msg = d->str[1];
+		ev.fmt = d->str[2];
+		break;
+	case TR2_REC_CMD_PATH:
+		ev_init(s, &ev, TR2_EV_CMD_PATH, t, d);
+		ev.path = d->str[1];
+		break;
+	case TR2_REC_CMD_ANCESTRY:
+		ev_init(s, &ev, TR2_EV_CMD_ANCESTRY, t, d);
+		ev.ancestry = d->vec;
+		break;
+	case TR2_REC_CMD_NAME: {
+		const char *name = d->str[1] ? d->str[1] : "";
+		const char *up;
+		char *hier;
+		size_t n;
+
+		ev_init(s, &ev, TR2_EV_CMD_NAME, t, d);
+		up = parent_hierarchy(s, p);
+		n = (up ? strlen(up) + 1 : 0) + strlen(name) + 1;
+		hier = malloc(n);
+		if (!hier)
+			abort();
+		snprintf(hier, n, "%s%s%s", up ? up : "", up ? "/" : "", name);
+		free(p->hierarchy);
+		p->hierarchy = hier;
+		ev.name = name;
+		ev.hierarchy = hier;
+		break;
+	}
+	case TR2_REC_CMD_MODE:
+		ev_init(s, &ev, TR2_EV_CMD_MODE, t, d);
+		ev.mode = d->str[1];
+		break;
+	case TR2_REC_ALIAS:
+		ev_init(s, &ev, TR2_EV_ALIAS, t, d);
+		ev.alias = d->str[1];
+		ev.argv = d->vec;
+		break;
+	case TR2_REC_DEF_PARAM:
+		ev_init(s, &ev, TR2_EV_DEF_PARAM, t, d);
+		ev.param = d->str[1];
+		ev.value = d->str[2];
+		ev.scope = d->str[3];
+		break;
+	case TR2_REC_DEF_REPO:
+		ev_init(s, &ev, TR2_EV_DEF_REPO, t, d);
+		ev.repo = (int)h->num[0];
+		ev.worktree = d->str[1];
+		break;
+	case TR2_REC_CHILD_START:
+		ev_init(s, &ev, TR2_EV_CHILD_START, t, d);
+		ev.child_id = (int)h->num[0];
+		ev.use_shell = h->num[1] != 0;
+		ev.child_class = d->str[1] ? d->str[1] : "?";
+		ev.hook_name = d->str[2];
+		ev.cd = d->str[3];
+		ev.argv = d->vec;
+		add_child(p, ev.child_id, h->ts_ns);
+		break;
+	case TR2_REC_CHILD_EXIT:
+	case TR2_REC_CHILD_READY: {
+		struct child *c = find_child(p, (int)h->num[0]);
+
+		ev_init(s, &ev, h->kind == TR2_REC_CHILD_EXIT ? TR2_EV_CHILD_EXIT : TR2_EV_CHILD_READY, t, d);
+		ev.child_id = (int)h->num[0];
+		ev.pid = (int)h->num[1];
+		ev.code = (int)h->num[2];
+		ev.ready = h->kind == TR2_REC_CHILD_READY ? d->str[1] : NULL;
+		if (c)
+			set_t_rel(&ev, h->ts_ns, c->start_ns);
+		break;
+	}
+	case TR2_REC_EXEC:
+		ev_init(s, &ev, TR2_EV_EXEC, t, d);
+		ev.exec_id = (int)h->num[0];
+		ev.exe = d->str[1];
+		ev.argv = d->vec;
+		break;
+	case TR2_REC_EXEC_RESULT:
+		ev_init(s, &ev, TR2_EV_EXEC_RESULT, t, d);
+		ev.exec_id = (int)h->num[0];
+		ev.code = (int)h->num[1];
+		break;
+	case TR2_REC_THREAD_START:
+		t->start_ns = h->ts_ns;
+		name_thread(t, h->thread_id, d->str[1]);
+		ev_init(s, &ev, TR2_EV_THREAD_START, t, d);
+		break;
+	case TR2_REC_THREAD_EXIT:
+		close_thread_metrics(s, t, d);
+		t->nregions = 0;
+		ev_init(s, &ev, TR2_EV_THREAD_EXIT, t, d);
+		set_t_rel(&ev, h->ts_ns, t->start_ns);
+		emit(s, &ev);
+		drop_thread(s, t);
+		return;
+	case TR2_REC_REGION_ENTER:
+		ev_init(s, &ev, TR2_EV_REGION_ENTER, t, d);
+		ev.repo = (int)h->num[0];
+		ev.category = d->str[1];
+		ev.label = d->str[2];
+		ev.msg = d->str[3];
+		push_region(t, h->ts_ns);
+		break;
+	case TR2_REC_REGION_LEAVE: {
+		int known = t->nregions > 0;
+		uint64_t since = known ? t->regions[--t->nregions] : 0;
+
+		ev_init(s, &ev, TR2_EV_REGION_LEAVE, t, d);
+		ev.repo = (int)h->num[0];
+		ev.category = d->str[1];
+		ev.label = d->str[2];
+		ev.msg = d->str[3];
+		if (known)
+			set_t_rel(&ev, h->ts_ns, since);
+		break;
+	}
+	case TR2_REC_DATA:
+	case TR2_REC_DATA_JSON:
+		ev_init(s, &ev, h->kind == TR2_REC_DATA ? TR2_EV_DATA : TR2_EV_DATA_JSON, t, d);
+		set_t_rel_in_region(&ev, t, h->ts_ns);
+		ev.repo = (int)h->num[0];
+		ev.category = d->str[1];
+		ev.key = d->str[2];
+		ev.value = d->str[3];
+		if (h->kind == TR2_REC_DATA && !ev.value) {
+			snprintf(num, sizeof(num), "%" PRId64, (int64_t)h->num[1]);
+			ev.value = num;
+		}
+		break;
+	case TR2_REC_PRINTF:
+		ev_init(s, &ev, TR2_EV_PRINTF, t, d);
+		ev.msg = d->str[1];
+		break;
+	case TR2_REC_TIMER_START: {
+		struct thread_metric *tm = get_thread_metric(t, get_metric(p, d, 0));
+
+		if (tm->recursion++ == 0)
+			tm->start_ns = h->ts_ns;
+		return;
+	}
+	case TR2_REC_TIMER_STOP: {
+		struct thread_metric *tm = get_thread_metric(t, get_metric(p, d, 0));
+		uint64_t len;
+
+		/* A stop whose start came before the attach is not counted. */
+		if (tm->recursion == 0 || --tm->recursion)
+			return;
+		len = h->ts_ns - tm->start_ns;
+		add_interval(&tm->intervals, &tm->total_ns, &tm->min_ns, &tm->max_ns, 1, len, len, len);
+		return;
+	}
+	case TR2_REC_COUNTER_ADD:
+		get_thread_metric(t, get_metric(p, d, 1))->count += h->num[2];
+		return;
+	default:
+		return;
+	}
+	emit(s, &ev);
+}
+
+void tr2_session_free(struct tr2_session *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < NBUCKETS; i++) {
+		while (s->threads[i])
+			drop_thread(s, s->threads[i]);
+		while (s->procs[i]) {
+			struct proc *p = s->procs[i];
+
+			s->procs[i] = p->hnext;
+			while (p->metrics) {
+				struct metric *m = p->metrics->next;
+
+				free(p->metrics->category);
+				free(p->metrics->name);
+				free(p->metrics);
+				p->metrics = m;
+			}
+			free(p->sid);
+			free(p->exec_parent_sid);
+			free(p->hierarchy);
+			free(p->children);
+			free(p);
+		}
+	}
+	free(s);
+}

@@ -1,0 +1,45 @@
+/* tr2_session.h: the tracer's view of the traced processes.  Turns decoded
+ * records into Trace2 events with the values git's own Trace2 would have
+ * computed in-process: sid and depth, thread names, region nesting, t_abs,
+ * t_rel, cmd_name hierarchy, timer and counter totals; then hands each event
+ * to every target.
+ *
+ * What a tracer attached mid-run cannot know, and how it is written:
+ *  - regions entered before the attach: events inside them get the nesting
+ *    of the regions seen so far; the region_leave that closes such a region
+ *    is written at the outermost level with no t_rel (PERF leaves the column
+ *    blank, EVENT omits "t_rel");
+ *  - a child started before the attach: child_exit/child_ready without t_rel;
+ *  - timer intervals started before the attach are not counted.
+ */
+#ifndef TR2_SESSION_H
+#define TR2_SESSION_H
+
+#include <stdint.h>
+#include "tr2_decode.h"
+
+struct tr2_target;
+struct tr2_session;
+
+/*
+ * Creates the state.  targets: the formats to write (not owned).
+ * mono_to_real_ns: CLOCK_REALTIME minus CLOCK_MONOTONIC, ns, to turn the
+ * kernel's timestamps into wall-clock time.  host_hash: "H" followed by the
+ * first 8 hex digits of SHA-1 of the hostname (git's tr2_sid.c).
+ */
+struct tr2_session *tr2_session_new(struct tr2_target **targets, int ntargets,
+				    int64_t mono_to_real_ns, const char *host_hash);
+
+/* Processes one decoded record (tracer records included). */
+void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d);
+
+/* Events written to the targets so far. */
+uint64_t tr2_session_events(const struct tr2_session *s);
+
+void tr2_session_free(struct tr2_session *s);
+
+/* "H" + 8 hex digits of SHA-1(hostname), or "Localhost" when there is no
+ * hostname, as git's tr2_sid.c; into buf (at least 16 bytes). */
+void tr2_host_hash(char *buf, size_t size);
+
+#endif
