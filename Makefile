@@ -36,8 +36,14 @@ include tests/build.mk
 
 all: $(ALL)
 
+# Runs every suite, even after a failure, and fails at the end if any did.
+test: all
+	@failed=""; for t in $(TESTS); do $(MAKE) --no-print-directory $$t || failed="$$failed $$t"; done; \
+	if [ -n "$$failed" ]; then echo "make test: failed:$$failed"; exit 1; fi; echo "make test: all suites passed"
+
 $(BUILD):
 	mkdir -p $@
 
 clean:
 	rm -rf $(BUILD)
+include bench/build.mk

@@ -1,20 +1,83 @@
-/* tr2_attach.c: see tr2_attach.h. */
+/* tr2_attach.c: see tr2_attach.h.
+ *
+ * tr2-bpf attaches USDT probes itself rather than through libbpf's
+ * bpf_program__attach_usdt(), for two reasons:
+ *  - one uprobe-multi link per (object, probe) instead of one perf event per
+ *    call site: closing a perf uprobe waits for an RCU grace period under a
+ *    global mutex (~0.1 s each here), so detaching a program with 80 call
+ *    sites took 8 s; a multi link detaches with one wait;
+ *  - the choice of instruction: where a site is the `nop; nop5` pair of the
+ *    upstream libbpf/usdt header, the 5-byte nop is taken on kernels that
+ *    optimize uprobes on it (Linux 6.18: a call instead of a trap), the
+ *    1-byte nop elsewhere.
+ * The eBPF side stays libbpf's usdt.bpf.h: this file fills its spec map
+ * (__bpf_usdt_specs) and passes the spec id as the BPF cookie, as libbpf does.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "tr2_attach.h"
 
 #define PROVIDER "trace2"
+#define MAX_ARGS 12          /* BPF_USDT_MAX_ARG_CNT of usdt.bpf.h */
+#define MAX_SPECS 4096       /* BPF_USDT_MAX_SPEC_CNT in bpf/tr2.bpf.c */
+
+/* Kernel ABI (include/uapi/linux/bpf.h, Linux 6.6+); Debian 12's headers
+ * predate it. */
+#define TR2_BPF_TRACE_UPROBE_MULTI 48
+struct link_create_uprobe_multi {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 path;
+	__u64 offsets;
+	__u64 ref_ctr_offsets;
+	__u64 cookies;
+	__u32 cnt;
+	__u32 multi_flags;
+	__u32 pid;
+	char pad[128 - 60];  /* the rest of union bpf_attr, zeroed */
+};
+
+/* The layout of libbpf's usdt.bpf.h spec map value (struct __bpf_usdt_spec). */
+enum { ARG_CONST, ARG_REG, ARG_REG_DEREF };
+struct arg_spec {
+	__u64 val_off;
+	int arg_type;
+	short reg_off;
+	bool arg_signed;
+	char arg_bitshift;
+};
+struct usdt_spec {
+	struct arg_spec args[MAX_ARGS];
+	__u64 usdt_cookie;
+	short arg_cnt;
+};
+
+/* One probe site of an object file. */
+struct site {
+	char name[32];
+	unsigned long offset;      /* file offset of the instruction to attach at */
+	unsigned long ref_ctr;     /* file offset of the semaphore, 0 when none */
+	int spec_id;
+};
 
 struct object {
 	dev_t dev;
@@ -25,83 +88,219 @@ struct object {
 struct tr2_attach {
 	struct bpf_object *obj;
 	pid_t pid_filter;
-	struct object *objects;     /* looked at, with or without probes */
+	int multi;                 /* uprobe-multi links (Linux 6.6+) */
+	int nop5;                  /* the kernel optimizes uprobes on a 5-byte nop */
+	int spec_map_fd;
+	struct usdt_spec *specs;
+	int nspecs;
+	struct object *objects;    /* looked at, with or without probes */
 	int nobjects, cap_objects;
-	struct bpf_link **links;
+	struct bpf_link **links;   /* fallback: one perf uprobe per site */
 	int nlinks, cap_links;
+	int *link_fds;             /* multi links */
+	int nlink_fds, cap_link_fds;
 	int attached_objects, sites;
 };
 
-struct tr2_attach *tr2_attach_new(struct bpf_object *obj, pid_t pid_filter)
+static void *grow(void *p, int *cap, size_t size)
+{
+	*cap = *cap ? 2 * *cap : 32;
+	p = realloc(p, *cap * size);
+	if (!p)
+		abort();
+	return p;
+}
+
+static int kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	return !uname(&u) && sscanf(u.release, "%d.%d", &ma, &mi) == 2 &&
+	       (ma > major || (ma == major && mi >= minor));
+}
+
+/* Whether this kernel turns a uprobe on a 5-byte nop into a call
+ * (arch_uprobe_optimize, Linux 6.18+). */
+static int kernel_optimizes_nop5(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[256];
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " arch_uprobe_optimize\n") != NULL;
+	fclose(f);
+	return found;
+}
+
+int tr2_attach_prepare(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	int multi = kernel_at_least(6, 6);
+
+	if (!multi)
+		return 0;
+	bpf_object__for_each_program(prog, obj)
+		if (!strncmp(bpf_program__name(prog), "probe_", 6))
+			bpf_program__set_expected_attach_type(prog, TR2_BPF_TRACE_UPROBE_MULTI);
+	return 1;
+}
+
+struct tr2_attach *tr2_attach_new(struct bpf_object *obj, pid_t pid_filter, int multi)
 {
 	struct tr2_attach *a = calloc(1, sizeof(*a));
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, "__bpf_usdt_specs");
 
 	if (!a)
 		abort();
 	elf_version(EV_CURRENT);
 	a->obj = obj;
 	a->pid_filter = pid_filter;
+	a->multi = multi;
+	a->nop5 = kernel_optimizes_nop5();
+	a->spec_map_fd = map && bpf_map__value_size(map) == sizeof(struct usdt_spec) ? bpf_map__fd(map) : -1;
 	return a;
 }
 
-static void add_link(struct tr2_attach *a, struct bpf_link *l)
+int tr2_attach_uses_nop5(const struct tr2_attach *a)
 {
-	if (a->nlinks == a->cap_links) {
-		a->cap_links = a->cap_links ? 2 * a->cap_links : 64;
-		a->links = realloc(a->links, a->cap_links * sizeof(*a->links));
-		if (!a->links)
-			abort();
+	return a->nop5;
+}
+
+/* struct pt_regs (x86-64) offsets of the registers USDT arguments name. */
+static int reg_offset(const char *r)
+{
+	static const struct {
+		const char *names[4];
+		short off;
+	} regs[] = {
+		{ { "rax", "eax", "ax", "al" }, 80 },  { { "rbx", "ebx", "bx", "bl" }, 40 },
+		{ { "rcx", "ecx", "cx", "cl" }, 88 },  { { "rdx", "edx", "dx", "dl" }, 96 },
+		{ { "rsi", "esi", "si", "sil" }, 104 }, { { "rdi", "edi", "di", "dil" }, 112 },
+		{ { "rbp", "ebp", "bp", "bpl" }, 32 }, { { "rsp", "esp", "sp", "spl" }, 152 },
+		{ { "r8", "r8d", "r8w", "r8b" }, 72 },  { { "r9", "r9d", "r9w", "r9b" }, 64 },
+		{ { "r10", "r10d", "r10w", "r10b" }, 56 }, { { "r11", "r11d", "r11w", "r11b" }, 48 },
+		{ { "r12", "r12d", "r12w", "r12b" }, 24 }, { { "r13", "r13d", "r13w", "r13b" }, 16 },
+		{ { "r14", "r14d", "r14w", "r14b" }, 8 },  { { "r15", "r15d", "r15w", "r15b" }, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		for (int j = 0; j < 4; j++)
+			if (!strcmp(r, regs[i].names[j]))
+				return regs[i].off;
+	return -1;
+}
+
+/* Parses one argument of a stapsdt note, "SIZE@LOCATION" with LOCATION one of
+ * %reg, $imm, off(%reg), (%reg) (systemtap's sdt.h, GNU as syntax). */
+static int parse_arg(const char *s, struct arg_spec *out)
+{
+	char reg[16];
+	long long imm;
+	long off = 0;
+	int size, n;
+
+	if (sscanf(s, "%d@%n", &size, &n) != 1 || !size || abs(size) > 8)
+		return -1;
+	s += n;
+	memset(out, 0, sizeof(*out));
+	out->arg_signed = size < 0;
+	out->arg_bitshift = 64 - 8 * abs(size);
+	if (sscanf(s, "$%lld%n", &imm, &n) == 1 && !s[n]) {
+		out->arg_type = ARG_CONST;
+		out->val_off = imm;
+	} else if (sscanf(s, "%%%15[a-z0-9]%n", reg, &n) == 1 && !s[n]) {
+		out->arg_type = ARG_REG;
+		out->reg_off = reg_offset(reg);
+	} else if ((sscanf(s, "%ld(%%%15[a-z0-9])%n", &off, reg, &n) == 2 ||
+		    (off = 0, sscanf(s, "(%%%15[a-z0-9])%n", reg, &n) == 1)) && !s[n]) {
+		out->arg_type = ARG_REG_DEREF;
+		out->reg_off = reg_offset(reg);
+		out->val_off = off;
+	} else {
+		return -1;
 	}
-	a->links[a->nlinks++] = l;
+	return out->arg_type != ARG_CONST && out->reg_off < 0 ? -1 : 0;
 }
 
-static struct object *find_object(struct tr2_attach *a, const struct stat *st)
+/* The spec id of an argument list, added to the spec map when new. */
+static int spec_id(struct tr2_attach *a, const char *args)
 {
-	for (int i = 0; i < a->nobjects; i++)
-		if (a->objects[i].dev == st->st_dev && a->objects[i].ino == st->st_ino)
-			return &a->objects[i];
-	return NULL;
-}
+	struct usdt_spec spec;
+	char buf[512], *save = NULL, *tok;
 
-/* Records the object as seen; returns 1 when it was seen before. */
-static int seen(struct tr2_attach *a, const struct stat *st)
-{
-	if (find_object(a, st))
-		return 1;
-	if (a->nobjects == a->cap_objects) {
-		a->cap_objects = a->cap_objects ? 2 * a->cap_objects : 32;
-		a->objects = realloc(a->objects, a->cap_objects * sizeof(*a->objects));
-		if (!a->objects)
-			abort();
+	memset(&spec, 0, sizeof(spec));
+	snprintf(buf, sizeof(buf), "%s", args);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (spec.arg_cnt == MAX_ARGS || parse_arg(tok, &spec.args[spec.arg_cnt]))
+			return -1;
+		spec.arg_cnt++;
 	}
-	a->objects[a->nobjects].dev = st->st_dev;
-	a->objects[a->nobjects].ino = st->st_ino;
-	a->objects[a->nobjects].has_probes = 0;
-	a->nobjects++;
-	return 0;
+	for (int i = 0; i < a->nspecs; i++)
+		if (!memcmp(&a->specs[i], &spec, sizeof(spec)))
+			return i;
+	if (a->nspecs == MAX_SPECS || a->spec_map_fd < 0)
+		return -1;
+	if (!a->specs)
+		a->specs = calloc(MAX_SPECS, sizeof(*a->specs));
+	if (!a->specs)
+		abort();
+	if (bpf_map_update_elem(a->spec_map_fd, &a->nspecs, &spec, BPF_ANY))
+		return -1;
+	a->specs[a->nspecs] = spec;
+	return a->nspecs++;
 }
 
-/* Calls fn(name) for each trace2 probe site in the ELF file at path (its
- * .note.stapsdt notes: owner "stapsdt", type 3, three addresses then
- * provider, name and argument strings; systemtap's sdt.h). Returns the
- * number of sites, or -1 when the file is not a readable ELF file. */
-static int for_each_site(const char *path, void (*fn)(void *ctx, const char *name), void *ctx)
+/* File offset of virtual address addr, from the program headers. */
+static long vaddr_to_offset(Elf *elf, GElf_Addr addr)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), sites = 0;
-	Elf *elf;
+	size_t n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && addr >= ph.p_vaddr &&
+		    addr < ph.p_vaddr + ph.p_memsz)
+			return (long)(addr - ph.p_vaddr + ph.p_offset);
+	return -1;
+}
+
+/*
+ * Reads the trace2 probe sites of the ELF file at path from its
+ * .note.stapsdt notes (owner "stapsdt", type 3: pc, base and semaphore
+ * addresses, then provider, name and argument strings; systemtap's sdt.h).
+ * Returns the number of sites (*out, malloc'd), or -1 on a bad file, or -2
+ * with err set when a site cannot be read.
+ */
+static int read_sites(struct tr2_attach *a, const char *path, struct site **out,
+		      char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n = 0, cap = 0, ret = -1;
+	struct site *sites = NULL;
+	GElf_Addr base_addr = 0;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
+	Elf *elf;
 
 	if (fd < 0)
 		return -1;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -1;
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) ||
+	    gelf_getclass(elf) != ELFCLASS64)
+		goto out;
+	/* .stapsdt.base: where the notes' base address ended up (prelink). */
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *sname;
+
+		if (gelf_getshdr(scn, &sh) && (sname = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(sname, ".stapsdt.base"))
+			base_addr = sh.sh_addr;
 	}
-	size_t addr_size = gelf_getclass(elf) == ELFCLASS32 ? 4 : 8;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
@@ -116,73 +315,170 @@ static int for_each_site(const char *path, void (*fn)(void *ctx, const char *nam
 			continue;
 		data = elf_getdata(scn, NULL);
 		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			const char *owner = (const char *)data->d_buf + name_off;
-			const char *desc = (const char *)data->d_buf + desc_off;
-			const char *end = desc + nh.n_descsz, *prov, *name;
+			const char *desc = (const char *)data->d_buf + desc_off, *end = desc + nh.n_descsz;
+			const char *prov = desc + 24, *name, *args;
+			GElf_Addr pc, note_base, sema;
+			unsigned char insn[6] = { 0 };
+			long pc_off, sema_off = 0;
+			struct site *s;
 
-			if (nh.n_type != 3 || nh.n_namesz != 8 || memcmp(owner, "stapsdt", 8) ||
-			    nh.n_descsz < 3 * addr_size + 2)
+			if (nh.n_type != 3 || nh.n_namesz != 8 ||
+			    memcmp((const char *)data->d_buf + name_off, "stapsdt", 8) || nh.n_descsz < 27)
 				continue;
-			prov = desc + 3 * addr_size;
 			name = memchr(prov, '\0', end - prov);
-			if (!name || ++name >= end || !memchr(name, '\0', end - name))
+			if (!name || ++name >= end || !(args = memchr(name, '\0', end - name)) || ++args >= end ||
+			    !memchr(args, '\0', end - args) || strcmp(prov, PROVIDER))
 				continue;
-			if (strcmp(prov, PROVIDER))
-				continue;
-			sites++;
-			if (fn)
-				fn(ctx, name);
+			memcpy(&pc, desc, 8);
+			memcpy(&note_base, desc + 8, 8);
+			memcpy(&sema, desc + 16, 8);
+			if (base_addr && note_base) {
+				pc += base_addr - note_base;
+				if (sema)
+					sema += base_addr - note_base;
+			}
+			pc_off = vaddr_to_offset(elf, pc);
+			if (sema)
+				sema_off = vaddr_to_offset(elf, sema);
+			if (pc_off < 0 || sema_off < 0) {
+				snprintf(err, errlen, "probe %s:%s in %s: address outside the file", PROVIDER, name, path);
+				ret = -2;
+				goto out;
+			}
+			/* The upstream libbpf/usdt pair `nop; nop5`: take the nop5 where
+			 * the kernel optimizes it. */
+			if (a->nop5 && pread(fd, insn, sizeof(insn), pc_off) == sizeof(insn) &&
+			    !memcmp(insn, "\x90\x0f\x1f\x44\x00\x00", 6))
+				pc_off++;
+			if (n == cap)
+				sites = grow(sites, &cap, sizeof(*sites));
+			s = &sites[n++];
+			snprintf(s->name, sizeof(s->name), "%s", name);
+			s->offset = pc_off;
+			s->ref_ctr = sema_off;
+			s->spec_id = spec_id(a, args);
+			if (s->spec_id < 0) {
+				snprintf(err, errlen, "probe %s:%s in %s: cannot read its arguments '%s'",
+					 PROVIDER, name, path, args);
+				ret = -2;
+				goto out;
+			}
 		}
 	}
-	elf_end(elf);
+	ret = n;
+out:
+	if (ret < 0)
+		free(sites);
+	else
+		*out = sites;
+	if (elf)
+		elf_end(elf);
 	close(fd);
-	return sites;
+	return ret;
 }
 
-struct probe_set {
-	char names[64][32];
-	int n;
-};
-
-static void collect(void *ctx, const char *name)
+static int attach_multi(struct tr2_attach *a, int prog_fd, const char *path, const struct site *sites,
+			int n, const char *name)
 {
-	struct probe_set *ps = ctx;
+	unsigned long *offs = calloc(n, sizeof(*offs)), *refs = calloc(n, sizeof(*refs));
+	__u64 *cookies = calloc(n, sizeof(*cookies));
+	struct link_create_uprobe_multi attr;
+	int m = 0, fd;
 
-	for (int i = 0; i < ps->n; i++)
-		if (!strcmp(ps->names[i], name))
-			return;
-	if (ps->n < 64 && strlen(name) < sizeof(ps->names[0]))
-		strcpy(ps->names[ps->n++], name);
+	if (!offs || !refs || !cookies)
+		abort();
+	for (int i = 0; i < n; i++)
+		if (!strcmp(sites[i].name, name)) {
+			offs[m] = sites[i].offset;
+			refs[m] = sites[i].ref_ctr;
+			cookies[m] = sites[i].spec_id;
+			m++;
+		}
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_fd = prog_fd;
+	attr.attach_type = TR2_BPF_TRACE_UPROBE_MULTI;
+	attr.path = (unsigned long)path;
+	attr.offsets = (unsigned long)offs;
+	attr.ref_ctr_offsets = (unsigned long)refs;
+	attr.cookies = (unsigned long)cookies;
+	attr.cnt = m;
+	attr.pid = a->pid_filter > 0 ? a->pid_filter : 0;
+	fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	free(offs);
+	free(refs);
+	free(cookies);
+	if (fd >= 0) {
+		if (a->nlink_fds == a->cap_link_fds)
+			a->link_fds = grow(a->link_fds, &a->cap_link_fds, sizeof(int));
+		a->link_fds[a->nlink_fds++] = fd;
+	}
+	return fd < 0 ? -1 : 0;
 }
 
-/* Attaches every program whose probe the object at path has. */
-static int attach_object(struct tr2_attach *a, const char *path, char *err, size_t errlen)
+static int attach_each(struct tr2_attach *a, struct bpf_program *prog, const char *path,
+		       const struct site *sites, int n, const char *name)
 {
-	struct probe_set ps = { .n = 0 };
-	int sites = for_each_site(path, collect, &ps);
-
-	if (sites <= 0)
-		return 0;
-	for (int i = 0; i < ps.n; i++) {
-		char prog_name[64];
-		struct bpf_program *prog;
+	for (int i = 0; i < n; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .ref_ctr_offset = sites[i].ref_ctr,
+			    .bpf_cookie = sites[i].spec_id);
 		struct bpf_link *l;
 
-		snprintf(prog_name, sizeof(prog_name), "probe_%s", ps.names[i]);
+		if (strcmp(sites[i].name, name))
+			continue;
+		l = bpf_program__attach_uprobe_opts(prog, a->pid_filter, path, sites[i].offset, &opts);
+		if (!l)
+			return -1;
+		if (a->nlinks == a->cap_links)
+			a->links = grow(a->links, &a->cap_links, sizeof(*a->links));
+		a->links[a->nlinks++] = l;
+	}
+	return 0;
+}
+
+/* Attaches every program whose probe the object at path has.  Returns 1,
+ * 0 when it has no trace2 probes, -1 with err set. */
+static int attach_object(struct tr2_attach *a, const char *path, char *err, size_t errlen)
+{
+	struct site *sites = NULL;
+	int n = read_sites(a, path, &sites, err, errlen), r = 0;
+
+	if (n == -2)
+		return -1;
+	if (n <= 0)
+		return 0;
+	for (int i = 0; i < n && !r; i++) {
+		char prog_name[64];
+		struct bpf_program *prog;
+		int first = 1;
+
+		for (int j = 0; j < i; j++)
+			first &= strcmp(sites[j].name, sites[i].name) != 0;
+		if (!first)
+			continue;
+		snprintf(prog_name, sizeof(prog_name), "probe_%s", sites[i].name);
 		prog = bpf_object__find_program_by_name(a->obj, prog_name);
 		if (!prog)
 			continue; /* a probe this tracer does not know: leave it */
-		l = bpf_program__attach_usdt(prog, a->pid_filter, path, PROVIDER, ps.names[i], NULL);
-		if (!l) {
+		r = a->multi ? attach_multi(a, bpf_program__fd(prog), path, sites, n, sites[i].name)
+			     : attach_each(a, prog, path, sites, n, sites[i].name);
+		if (r)
 			snprintf(err, errlen, "failed to attach to probe %s:%s in %s: %s", PROVIDER,
-				 ps.names[i], path, strerror(errno));
-			return -1;
-		}
-		add_link(a, l);
+				 sites[i].name, path, strerror(errno));
 	}
+	free(sites);
+	if (r)
+		return -1;
 	a->attached_objects++;
-	a->sites += sites;
+	a->sites += n;
 	return 1;
+}
+
+static struct object *find_object(struct tr2_attach *a, const struct stat *st)
+{
+	for (int i = 0; i < a->nobjects; i++)
+		if (a->objects[i].dev == st->st_dev && a->objects[i].ino == st->st_ino)
+			return &a->objects[i];
+	return NULL;
 }
 
 /*
@@ -219,32 +515,34 @@ int tr2_attach_process(struct tr2_attach *a, pid_t pid, char *err, size_t errlen
 		return -1;
 	}
 	while (fgets(line, sizeof(line), maps)) {
-		char *path = strchr(line, '/');
+		char *path = strchr(line, '/'), rooted[PATH_MAX + 64], perms[8];
+		unsigned long start, end;
+		struct object *o;
 		struct stat st;
-		int r;
 
 		if (!path)
 			continue;
 		path[strcspn(path, "\n")] = '\0';
-		/* Read the file through the process's root: same bytes it mapped. */
-		char rooted[PATH_MAX + 64];
-		unsigned long start, end;
-		char perms[8];
-		struct object *o;
-
+		/* Read the file through the process's root: the bytes it mapped. */
 		snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", (int)pid, path);
 		if (stat(rooted, &st) || !S_ISREG(st.st_mode))
 			continue;
-		if (!seen(a, &st)) {
-			r = attach_object(a, rooted, err, errlen);
+		o = find_object(a, &st);
+		if (!o) {
+			int r = attach_object(a, rooted, err, errlen);
+
 			if (r < 0) {
 				fclose(maps);
 				return -1;
 			}
-			find_object(a, &st)->has_probes = r;
+			if (a->nobjects == a->cap_objects)
+				a->objects = grow(a->objects, &a->cap_objects, sizeof(*a->objects));
+			o = &a->objects[a->nobjects++];
+			o->dev = st.st_dev;
+			o->ino = st.st_ino;
+			o->has_probes = r;
 			added += r;
 		}
-		o = find_object(a, &st);
 		if (o->has_probes && sscanf(line, "%lx-%lx %7s", &start, &end, perms) == 3 &&
 		    perms[2] != 'x')
 			prefault(pid, start, end);
@@ -264,7 +562,9 @@ int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const cha
 			 strerror(errno));
 		return -1;
 	}
-	add_link(a, l);
+	if (a->nlinks == a->cap_links)
+		a->links = grow(a->links, &a->cap_links, sizeof(*a->links));
+	a->links[a->nlinks++] = l;
 	return 0;
 }
 
@@ -278,14 +578,38 @@ int tr2_attach_sites(const struct tr2_attach *a)
 	return a->sites;
 }
 
+static void *close_link(void *fd)
+{
+	close((int)(long)fd);
+	return NULL;
+}
+
 void tr2_attach_free(struct tr2_attach *a)
 {
+	pthread_t *th;
+	int nth = 0;
+
 	if (!a)
 		return;
+	/* Closing a multi link waits for an RCU grace period (~40 ms here);
+	 * from one thread each, the waits overlap. */
+	th = calloc(a->nlink_fds + 1, sizeof(*th));
+	if (!th)
+		abort();
+	for (int i = 0; i < a->nlink_fds; i++)
+		if (pthread_create(&th[nth], NULL, close_link, (void *)(long)a->link_fds[i]))
+			close(a->link_fds[i]);
+		else
+			nth++;
+	for (int i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+	free(th);
 	for (int i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
+	free(a->link_fds);
 	free(a->links);
 	free(a->objects);
+	free(a->specs);
 	free(a);
 }
 

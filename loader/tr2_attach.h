@@ -7,14 +7,27 @@
 #include <sys/types.h>
 
 struct bpf_object;
+struct bpf_program;
 struct tr2_attach;
 
 /*
- * Creates the bookkeeping for the programs of obj (named "probe_<probe>").
- * pid_filter: the one process to attach to (tr2-bpf -p), or -1 to attach to
- * every process mapping an object and let the eBPF side filter (-- CMD).
+ * Before obj is loaded: makes its "probe_<probe>" programs uprobe-multi
+ * programs where the kernel has those links (Linux 6.6+).  Returns 1 when it
+ * did, 0 when probes will be attached one perf uprobe per site.
  */
-struct tr2_attach *tr2_attach_new(struct bpf_object *obj, pid_t pid_filter);
+int tr2_attach_prepare(struct bpf_object *obj);
+
+/*
+ * Creates the bookkeeping for the programs of the loaded obj.  pid_filter:
+ * the one process to attach to (tr2-bpf -p), or -1 to attach to every
+ * process mapping an object and let the eBPF side filter (-- CMD).  multi:
+ * what tr2_attach_prepare() returned.
+ */
+struct tr2_attach *tr2_attach_new(struct bpf_object *obj, pid_t pid_filter, int multi);
+
+/* 1 when sites that are a `nop; nop5` pair get the uprobe on the 5-byte nop
+ * (the kernel optimizes it into a call), 0 when on the 1-byte nop. */
+int tr2_attach_uses_nop5(const struct tr2_attach *a);
 
 /*
  * Attaches to the trace2 probes of every object that process pid maps and

@@ -126,15 +126,26 @@ static void add_proc(struct tracer *tr, pid_t pid)
 	tr->procs[tr->nprocs++] = pid;
 }
 
-/* A process stopped itself (exec or the loader mapped objects): attach to
- * what it maps now, then let it go on. */
-static void attach_and_continue(struct tracer *tr, pid_t pid)
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A process stopped itself at stopped_ns (exec or the loader mapped
+ * objects): attach to what it maps now, then let it go on. */
+static void attach_and_continue(struct tracer *tr, pid_t pid, uint64_t stopped_ns)
 {
 	char err[512];
 
-	if (tr2_attach_process(tr->attach, pid, err, sizeof(err)) < 0 && errno != ENOENT)
+	/* After detaching (tr->attach NULL) only the SIGCONT is left to do. */
+	if (tr->attach && tr2_attach_process(tr->attach, pid, err, sizeof(err)) < 0 &&
+	    kill(pid, 0) == 0)
 		fprintf(stderr, "tr2-bpf: %s\n", err);
 	kill(pid, SIGCONT);
+	tr2_session_resumed(tr->session, pid, stopped_ns, mono_ns());
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -148,16 +159,16 @@ static int on_record(void *ctx, void *data, size_t size)
 			fprintf(stderr, "tr2-bpf: dropped a record: %s\n", why);
 		return 0;
 	}
+	tr2_session_record(tr->session, &tr->dec);
 	switch (tr->dec.hdr.kind) {
 	case TR2_REC_FORK:
 		add_proc(tr, tr->dec.hdr.pid);
 		break;
 	case TR2_REC_EXECVE:
 	case TR2_REC_DL_UPDATE:
-		attach_and_continue(tr, tr->dec.hdr.pid);
+		attach_and_continue(tr, tr->dec.hdr.pid, tr->dec.hdr.ts_ns);
 		break;
 	}
-	tr2_session_record(tr->session, &tr->dec);
 	return 0;
 }
 
@@ -228,7 +239,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct format_opt formats[8];
-	int nformats = 0, brief = 0, event_nesting = 2, opt, status = 0;
+	int nformats = 0, brief = 0, event_nesting = 2, opt, status = 0, multi;
 	unsigned ring_bytes = DEFAULT_RING_BYTES;
 	pid_t pid = 0, child = 0;
 	struct tr2_target targets[8], *target_ptrs[8];
@@ -316,6 +327,7 @@ int main(int argc, char **argv)
 		bpf_program__set_autoload(tr.skel->progs.on_fork, false);
 		bpf_program__set_autoload(tr.skel->progs.on_exec, false);
 	}
+	multi = tr2_attach_prepare(tr.skel->obj);
 	if (tr2_bpf__load(tr.skel)) {
 		int e = errno;
 
@@ -330,7 +342,7 @@ int main(int argc, char **argv)
 	tr.session = tr2_session_new(target_ptrs, nformats,
 				     (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + (real.tv_nsec - mono.tv_nsec),
 				     host);
-	tr.attach = tr2_attach_new(tr.skel->obj, tr.follow ? -1 : pid);
+	tr.attach = tr2_attach_new(tr.skel->obj, tr.follow ? -1 : pid, multi);
 	rb = ring_buffer__new(bpf_map__fd(tr.skel->maps.events), on_record, &tr, NULL);
 	if (!rb)
 		fail("failed to create the ring buffer: %s", strerror(errno));
@@ -396,7 +408,7 @@ int main(int argc, char **argv)
 			status = 1;
 			break;
 		}
-		if (exiting)
+		if (exiting || !tr2_session_writing(tr.session))
 			break;
 		if (pid) {
 			if (gone(pid))
@@ -425,16 +437,33 @@ int main(int argc, char **argv)
 				break;
 		}
 	}
+	/* Detach first, so that no process can stop itself any more, then
+	 * drain: the last records may ask for a SIGCONT. */
+	tr2_attach_free(tr.attach);
+	tr.attach = NULL;
+	tr2_bpf__detach(tr.skel);
 	ring_buffer__consume(rb);
-	if (exiting && !pid)
-		status = 128 + exiting;
+	if (child) {
+		/* Tracing stopped before CMD ended.  The output closed: CMD runs on
+		 * untraced and its status is still ours.  Ctrl-C: the terminal
+		 * signalled CMD too; give it a moment to end, else report the signal. */
+		int ws, r = 0;
+
+		if (!exiting)
+			r = waitpid(child, &ws, 0);
+		for (int i = 0; exiting && i < 20 && (r = waitpid(child, &ws, WNOHANG)) == 0; i++)
+			usleep(10000);
+		if (r == child)
+			status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+		else
+			status = 128 + exiting;
+	}
 
 	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
 		(unsigned long long)tr2_session_events(tr.session),
 		(unsigned long long)(lost_in_bpf(tr.skel) + tr.decode_errors));
 
 	ring_buffer__free(rb);
-	tr2_attach_free(tr.attach);
 	tr2_bpf__destroy(tr.skel);
 	tr2_session_free(tr.session);
 	for (int i = 0; i < nformats; i++) {

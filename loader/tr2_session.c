@@ -75,6 +75,8 @@ struct tr2_session {
 	int64_t mono_to_real_ns;
 	char host_hash[16];
 	uint64_t events;
+	int live_targets;      /* targets whose destination still takes lines */
+	unsigned char dead[16];
 	struct proc *procs[NBUCKETS];
 	struct thread *threads[NBUCKETS];
 	struct thread *last;   /* lookup cache: records come in runs per thread */
@@ -118,7 +120,8 @@ struct tr2_session *tr2_session_new(struct tr2_target **targets, int ntargets,
 	struct tr2_session *s = xcalloc(1, sizeof(*s));
 
 	s->targets = targets;
-	s->ntargets = ntargets;
+	s->ntargets = ntargets < 16 ? ntargets : 16;
+	s->live_targets = s->ntargets;
 	s->mono_to_real_ns = mono_to_real_ns;
 	snprintf(s->host_hash, sizeof(s->host_hash), "%s", host_hash);
 	return s;
@@ -279,9 +282,19 @@ static const char *parent_hierarchy(struct tr2_session *s, struct proc *p)
 
 static void emit(struct tr2_session *s, const struct tr2_ev *ev)
 {
+	/* A destination that failed (reported once by tr2_dst) gets no more
+	 * lines; the others go on. */
 	for (int i = 0; i < s->ntargets; i++)
-		tr2_target_emit(s->targets[i], ev);
+		if (!s->dead[i] && tr2_target_emit(s->targets[i], ev)) {
+			s->dead[i] = 1;
+			s->live_targets--;
+		}
 	s->events++;
+}
+
+int tr2_session_writing(const struct tr2_session *s)
+{
+	return s->live_targets > 0;
 }
 
 /* Fills the fields every event of thread t at time ts has. */
@@ -323,6 +336,12 @@ static struct metric *get_metric(struct proc *p, const struct tr2_decoded *d, in
 
 	for (m = p->metrics; m; m = m->next)
 		if (m->id == d->hdr.num[0] && m->is_counter == is_counter)
+			return m;
+	/* Definitions in two files share one line when category and name
+	 * agree, as git's metrics are one per name. */
+	for (m = p->metrics; m; m = m->next)
+		if (m->is_counter == is_counter && !strcmp(m->category, d->str[1] ? d->str[1] : "") &&
+		    !strcmp(m->name, d->str[2] ? d->str[2] : ""))
 			return m;
 	m = xcalloc(1, sizeof(*m));
 	m->id = d->hdr.num[0];
@@ -508,6 +527,14 @@ static void on_execve(struct tr2_session *s, const struct tr2_decoded *d)
 		p->metrics = m;
 	}
 	p->metrics_tail = &p->metrics;
+}
+
+void tr2_session_resumed(struct tr2_session *s, uint32_t pid, uint64_t from_ns, uint64_t to_ns)
+{
+	struct proc *p = find_proc(s, pid);
+
+	if (p && !p->sid && to_ns > from_ns)
+		p->start_ns += to_ns - from_ns;
 }
 
 void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)

@@ -33,6 +33,18 @@ struct tr2_session *tr2_session_new(struct tr2_target **targets, int ntargets,
 /* Processes one decoded record (tracer records included). */
 void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d);
 
+/*
+ * Process pid was held stopped by the tracer from from_ns to to_ns
+ * (CLOCK_MONOTONIC) while it attached to new objects.  Before the process's
+ * first event, t_abs starts after the stop, so that it measures the
+ * program and not the tracer (git's t_abs starts in main()).
+ */
+void tr2_session_resumed(struct tr2_session *s, uint32_t pid, uint64_t from_ns, uint64_t to_ns);
+
+/* 1 while at least one target's destination takes lines; 0 once all have
+ * failed (a closed pipe, a full disk): nothing more can be written. */
+int tr2_session_writing(const struct tr2_session *s);
+
 /* Events written to the targets so far. */
 uint64_t tr2_session_events(const struct tr2_session *s);
 

@@ -1,0 +1,59 @@
+# usdt/: the public header trace2.h and its runtime, built as
+# $(BUILD)/libtr2.a, $(BUILD)/libtr2.so (soname libtr2.so.0) and $(BUILD)/tr2.pc.
+
+TR2_VERSION := 0.1.0
+TR2_SONAME  := libtr2.so.0
+TR2_SOFILE  := libtr2.so.$(TR2_VERSION)
+
+USDT_SRCS := usdt/tr2_format.c usdt/tr2_ids.c usdt/tr2_process.c usdt/tr2_tls.c
+USDT_OBJS := $(USDT_SRCS:usdt/%.c=$(BUILD)/usdt/%.o)
+
+# One set of objects serves both libraries: position-independent for the .so,
+# and everything but the trace2__* entry points hidden in it.
+USDT_CFLAGS := -fPIC -fvisibility=hidden -MMD -MP
+
+ALL += $(BUILD)/libtr2.a $(BUILD)/libtr2.so $(BUILD)/tr2.pc
+INSTALL_STEPS += install-usdt
+
+$(BUILD)/usdt/%.o: usdt/%.c usdt/build.mk
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(USDT_CFLAGS) -c -o $@ $<
+
+-include $(USDT_OBJS:.o=.d)
+
+$(BUILD)/libtr2.a: $(USDT_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/$(TR2_SOFILE): $(USDT_OBJS)
+	$(CC) -shared -Wl,-soname,$(TR2_SONAME) -Wl,-z,defs $(LDFLAGS) -o $@ $^
+
+$(BUILD)/$(TR2_SONAME): $(BUILD)/$(TR2_SOFILE)
+	ln -sf $(TR2_SOFILE) $@
+
+$(BUILD)/libtr2.so: $(BUILD)/$(TR2_SONAME)
+	ln -sf $(TR2_SONAME) $@
+
+# tr2.pc names PREFIX: remake it whenever PREFIX changes.
+TR2_PC_VARS := $(PREFIX) $(TR2_VERSION)
+$(BUILD)/usdt/pc-vars: usdt-check-pc-vars
+	@:
+.PHONY: usdt-check-pc-vars
+usdt-check-pc-vars:
+	@mkdir -p $(BUILD)/usdt
+	@echo '$(TR2_PC_VARS)' | cmp -s - $(BUILD)/usdt/pc-vars || \
+		echo '$(TR2_PC_VARS)' > $(BUILD)/usdt/pc-vars
+
+$(BUILD)/tr2.pc: usdt/tr2.pc.in $(BUILD)/usdt/pc-vars
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(TR2_VERSION)|g' $< > $@
+
+install: install-usdt
+.PHONY: install-usdt
+install-usdt: $(BUILD)/libtr2.a $(BUILD)/libtr2.so $(BUILD)/tr2.pc
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 usdt/trace2.h $(DESTDIR)$(PREFIX)/include/trace2.h
+	install -m 644 $(BUILD)/libtr2.a $(DESTDIR)$(PREFIX)/lib/libtr2.a
+	install -m 755 $(BUILD)/$(TR2_SOFILE) $(DESTDIR)$(PREFIX)/lib/$(TR2_SOFILE)
+	ln -sf $(TR2_SOFILE) $(DESTDIR)$(PREFIX)/lib/$(TR2_SONAME)
+	ln -sf $(TR2_SONAME) $(DESTDIR)$(PREFIX)/lib/libtr2.so
+	install -m 644 $(BUILD)/tr2.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/tr2.pc

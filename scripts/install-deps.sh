@@ -1,0 +1,13 @@
+#!/bin/sh
+# Installs the Debian 12 packages tr2 needs to build and test (run as root).
+# With --bench, also what `make bench` compares against (bpftrace, LTTng-UST, perf).
+set -eu
+pkgs="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libssl-dev \
+libjson-c-dev libcmocka-dev systemtap-sdt-dev libclang-rt-14-dev python3 git"
+if [ "${1:-}" = "--bench" ]; then
+	pkgs="$pkgs bpftrace liblttng-ust-dev lttng-tools linux-perf valgrind"
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q $pkgs

@@ -1,0 +1,29 @@
+# tests/progs/: programs the end-to-end tests trace, built into
+# $(BUILD)/tests/progs/ (included by tests/build.mk).
+#   tr2_allapi        every trace2.h API, static libtr2.a
+#   tr2_shared        probes in the program, in libtr2_shlib.so and in
+#                     libtr2.so (all linked dynamically; rpath finds them)
+#   check_nop5.sh     checks that every trace2 probe site is a 5-byte nop
+
+TEST_PROGS_DIR := $(BUILD)/tests/progs
+TEST_PROGS := $(TEST_PROGS_DIR)/tr2_allapi $(TEST_PROGS_DIR)/tr2_shared \
+	      $(TEST_PROGS_DIR)/libtr2_shlib.so
+
+ALL += $(TEST_PROGS)
+
+$(TEST_PROGS_DIR)/tr2_allapi: tests/progs/tr2_allapi.c $(BUILD)/libtr2.a usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
+
+$(TEST_PROGS_DIR)/libtr2_shlib.so: tests/progs/tr2_shlib.c tests/progs/tr2_shlib.h \
+				   $(BUILD)/libtr2.so usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $< \
+		-L$(BUILD) -ltr2 -Wl,-rpath,'$$ORIGIN/../..'
+
+$(TEST_PROGS_DIR)/tr2_shared: tests/progs/tr2_shared.c tests/progs/tr2_shlib.h \
+			      $(TEST_PROGS_DIR)/libtr2_shlib.so $(BUILD)/libtr2.so usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< \
+		-L$(TEST_PROGS_DIR) -ltr2_shlib -L$(BUILD) -ltr2 \
+		-Wl,-rpath,'$$ORIGIN:$$ORIGIN/../..'
