@@ -170,6 +170,11 @@ int tr2_attach_uses_nop5(const struct tr2_attach *a)
 	return a->nop5;
 }
 
+void tr2_attach_set_nop5(struct tr2_attach *a, int nop5)
+{
+	a->nop5 = nop5;
+}
+
 /* struct pt_regs (x86-64) offsets of the registers USDT arguments name. */
 static int reg_offset(const char *r)
 {

@@ -29,6 +29,10 @@ struct tr2_attach *tr2_attach_new(struct bpf_object *obj, pid_t pid_filter, int 
  * (the kernel optimizes it into a call), 0 when on the 1-byte nop. */
 int tr2_attach_uses_nop5(const struct tr2_attach *a);
 
+/* Overrides that choice (benchmarks): 1 for the 5-byte nop, 0 for the 1-byte
+ * nop.  Applies to objects attached afterwards. */
+void tr2_attach_set_nop5(struct tr2_attach *a, int nop5);
+
 /*
  * Attaches to the trace2 probes of every object that process pid maps and
  * that is not attached yet.  Returns the number of objects newly attached

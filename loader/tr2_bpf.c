@@ -55,6 +55,11 @@ static const char usage[] =
 "\n"
 "  -b, --ring-buffer=SIZE ring buffer size in bytes, a power of 2 (K and M\n"
 "                         suffixes allowed; default 4M)\n"
+"      --probe-nop=auto|1|5\n"
+"                         where the uprobe goes on a probe site, which is a\n"
+"                         1-byte nop then a 5-byte nop: auto (default) takes the\n"
+"                         5-byte nop where the kernel turns a uprobe on it into\n"
+"                         a call (Linux 6.18+), else the 1-byte nop\n"
 "  -v, --verbose          show libbpf's messages\n"
 "  -h, --help             show this text\n"
 "\n"
@@ -234,12 +239,13 @@ int main(int argc, char **argv)
 		{ "brief", no_argument, NULL, 'B' },
 		{ "event-nesting", required_argument, NULL, 'n' },
 		{ "ring-buffer", required_argument, NULL, 'b' },
+		{ "probe-nop", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct format_opt formats[8];
-	int nformats = 0, brief = 0, event_nesting = 2, opt, status = 0, multi;
+	int nformats = 0, brief = 0, event_nesting = 2, opt, status = 0, multi, probe_nop = -1;
 	unsigned ring_bytes = DEFAULT_RING_BYTES;
 	pid_t pid = 0, child = 0;
 	struct tr2_target targets[8], *target_ptrs[8];
@@ -283,6 +289,14 @@ int main(int argc, char **argv)
 		}
 		case 'b':
 			ring_bytes = parse_size(optarg);
+			break;
+		case 'o':
+			if (!strcmp(optarg, "auto"))
+				probe_nop = -1;
+			else if (!strcmp(optarg, "1") || !strcmp(optarg, "5"))
+				probe_nop = optarg[0] == '5';
+			else
+				fail("bad --probe-nop '%s': want auto, 1 or 5", optarg);
 			break;
 		case 'v':
 			verbose = 1;
@@ -343,6 +357,12 @@ int main(int argc, char **argv)
 				     (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + (real.tv_nsec - mono.tv_nsec),
 				     host);
 	tr.attach = tr2_attach_new(tr.skel->obj, tr.follow ? -1 : pid, multi);
+	if (probe_nop >= 0)
+		tr2_attach_set_nop5(tr.attach, probe_nop);
+	if (verbose)
+		fprintf(stderr, "tr2-bpf: uprobes on the %s nop of each probe site, %s\n",
+			tr2_attach_uses_nop5(tr.attach) ? "5-byte" : "1-byte",
+			multi ? "one uprobe-multi link per object and probe" : "one perf uprobe per site");
 	rb = ring_buffer__new(bpf_map__fd(tr.skel->maps.events), on_record, &tr, NULL);
 	if (!rb)
 		fail("failed to create the ring buffer: %s", strerror(errno));

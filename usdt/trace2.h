@@ -29,12 +29,15 @@
  *   While a tracer is attached, each argument is evaluated exactly once, except
  *   as noted on the call.
  *
- * Probe sites are 5-byte nops (0f 1f 44 00 00) rather than <sys/sdt.h>'s
- * 1-byte nop. A uprobe on either is correct on every kernel, and detached
- * both cost nothing beyond the branch that skips them. Since Linux 6.18 the
- * kernel turns a uprobe on a 5-byte nop into a call instead of a trap, halving
- * the cost of every event a tracer receives; older kernels single-step it,
- * which makes each traced event about ten times dearer than on a 1-byte nop.
+ * Probe sites are a 1-byte nop followed by a 5-byte nop (90 0f 1f 44 00 00),
+ * the pair of the upstream libbpf/usdt header, where <sys/sdt.h> has the
+ * 1-byte nop alone; the probe note points at the 1-byte nop. Since Linux 6.18
+ * the kernel turns a uprobe on a 5-byte nop into a call instead of a trap,
+ * halving the cost of every event a tracer receives, while older kernels
+ * single-step it, about ten times dearer than the emulated 1-byte nop. So
+ * tr2-bpf decides at attach time: the 5-byte nop where the kernel optimizes
+ * it, the 1-byte nop elsewhere; other tracers take the 1-byte nop, correct
+ * everywhere. Detached, both cost nothing beyond the branch that skips them.
  *
  * Linking: one runtime per process. Link the program with libtr2.a, or the
  * program and every instrumented shared object with libtr2.so
@@ -62,15 +65,15 @@
 #include <sys/sdt.h>
 
 /* <sys/sdt.h> defines _SDT_NOP unconditionally and reads it where a probe is
- * expanded, so the 5-byte nop is set after the include. GNU as shrinks
+ * expanded, so the nop pair is set after the include. GNU as shrinks
  * `nopl 0(%rax,%rax,1)` to 4 bytes unless {disp8} forces the displacement;
  * %{ %} and %% are its spelling inside the extended asm of <sys/sdt.h>. */
 #if defined(__x86_64__)
 # undef _SDT_NOP
-# define _SDT_NOP %{disp8%} nopl 0(%%rax,%%rax,1)
+# define _SDT_NOP nop; %{disp8%} nopl 0(%%rax,%%rax,1)
 #elif defined(__i386__)
 # undef _SDT_NOP
-# define _SDT_NOP %{disp8%} nopl 0(%%eax,%%eax,1)
+# define _SDT_NOP nop; %{disp8%} nopl 0(%%eax,%%eax,1)
 #endif
 
 /* Probe arguments in registers or as constants only. The default "nor" lets

@@ -1,8 +1,9 @@
 #!/bin/sh
 # check_nop5.sh ELF...: checks that every trace2 USDT probe site in each ELF
-# (as `readelf -n` lists them) is the 5-byte nop 0f 1f 44 00 00, which Linux
-# 6.18+ turns into a call instead of a trap. Prints one line per ELF; exits 1
-# if a probe site holds anything else or an ELF has no trace2 probes.
+# (as `readelf -n` lists them) is a 1-byte nop followed by the 5-byte nop
+# 0f 1f 44 00 00, which Linux 6.18+ turns into a call instead of a trap.
+# Prints one line per ELF; exits 1 if a probe site holds anything else or an
+# ELF has no trace2 probes.
 status=0
 for elf in "$@"; do
 	locations=$(readelf -n "$elf" | awk '
@@ -21,15 +22,19 @@ for elf in "$@"; do
 			if (!(a in want)) next
 			split($0, f, "\t"); bytes = f[2]; sub(" +$", "", bytes)
 			seen[a] = bytes
+			# the instruction after the probe address: the 5-byte nop
+			getline nextline
+			split(nextline, g, "\t"); nbytes = g[2]; sub(" +$", "", nbytes)
+			seen[a] = bytes " | " nbytes
 		}
 		END {
 			bad = 0
 			for (a in want) {
-				if (seen[a] != "0f 1f 44 00 00") {
+				if (seen[a] != "90 | 0f 1f 44 00 00") {
 					printf "%s: probe at 0x%s holds \"%s\"\n", elf, a, seen[a]; bad = 1
 				}
 			}
-			if (!bad) printf "%s: %d trace2 probe sites, all 0f 1f 44 00 00\n", elf, n
+			if (!bad) printf "%s: %d trace2 probe sites, all 90 + 0f 1f 44 00 00\n", elf, n
 			exit bad
 		}' || status=1
 done

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# End-to-end tests: trace real programs with tr2-bpf, both ways (-- CMD and
+# -p PID), and compare whole output lines with tests/e2e/expected/ after
+# masking only times, pids and sids (tests/e2e/mask.py, which also parses
+# every EVENT line as JSON).  Needs root and BPF; says so and skips without.
+#
+#   tests/e2e/run.sh            run all
+#   tests/e2e/run.sh --update   rewrite the expected files from this run
+set -u
+cd "$(dirname "$0")/../.."
+B=build
+BPF=$B/tr2-bpf
+P=$B/tests/progs
+EXP=tests/e2e/expected
+MASK="python3 tests/e2e/mask.py"
+UPDATE=${1:-}
+T=$(mktemp -d /tmp/tr2-e2e.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
+
+# same NAME EXPECTED ACTUAL: whole files, line for line.
+same() {
+	if [ "$UPDATE" = --update ]; then cp "$3" "$2"; ok "$1 (updated)"; return; fi
+	if diff -u "$2" "$3" > "$T/diff"; then ok "$1"; else bad "$1" "$(head -40 "$T/diff")"; fi
+}
+
+# masked FMT FILE: the masked trace, or a failed test when it does not parse.
+masked() { $MASK "$1" < "$2"; }
+
+# expect_eq NAME WANT GOT
+expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }
+
+if [ "$(id -u)" != 0 ]; then
+	echo "e2e: SKIP: not root; the end-to-end tests load BPF programs"
+	echo "e2e: 0 passed, 0 failed, 1 skipped"
+	exit 0
+fi
+if ! out=$($BPF -- /bin/true 2>&1); then
+	echo "e2e: SKIP: BPF unavailable here: $out"
+	echo "e2e: 0 passed, 0 failed, 1 skipped"
+	exit 0
+fi
+
+# run_pid OUT_PREFIX PROG [ARGS...]: starts PROG --wait-stdin, attaches
+# tr2-bpf -p with every format, lets PROG go on, waits for both.
+run_pid() {
+	local out=$1; shift
+	rm -f "$T/fifo"; mkfifo "$T/fifo"
+	exec 7<>"$T/fifo"
+	"$@" --wait-stdin <&7 > "$T/prog.out" &
+	local prog=$!
+	for _ in $(seq 100); do grep -q waiting "$T/prog.out" 2>/dev/null && break; sleep 0.05; done
+	$BPF --normal="$out.n" --perf="$out.p" --event="$out.e" --event-nesting=10 -p $prog 2> "$out.err" &
+	local tracer=$!
+	for _ in $(seq 100); do grep -q "tracing process" "$out.err" 2>/dev/null && break; sleep 0.05; done
+	echo go >&7
+	wait $prog; echo $? > "$out.prog-status"
+	wait $tracer; echo $? > "$out.status"
+	exec 7>&-
+}
+
+# --- every message group, run traced from the first event -------------
+$BPF --normal="$T/a.n" --perf="$T/a.p" --event="$T/a.e" --event-nesting=10 -- $P/tr2_allapi 2> "$T/a.err"
+expect_eq "allapi -- CMD: exit status is CMD's" 3 $?
+expect_eq "allapi -- CMD: summary line" "tr2-bpf: 49 events, 0 lost" "$(tail -1 "$T/a.err")"
+expect_eq "allapi -- CMD: one EVENT line per event" 49 "$(wc -l < "$T/a.e")"
+for f in normal:n perf:p event:e; do
+	masked ${f%:*} "$T/a.${f#*:}" > "$T/a.${f#*:}.m" && same "allapi -- CMD: ${f%:*}" "$EXP/allapi.${f%:*}" "$T/a.${f#*:}.m"
+done
+
+# --- the same program, attached mid-run with -p -----------------------
+run_pid "$T/ap" $P/tr2_allapi
+expect_eq "allapi -p: tracer exit status" 0 "$(cat "$T/ap.status")"
+expect_eq "allapi -p: program exit status" 3 "$(cat "$T/ap.prog-status")"
+expect_eq "allapi -p: summary line" "tr2-bpf: 34 events, 0 lost" "$(tail -1 "$T/ap.err")"
+for f in normal:n perf:p event:e; do
+	masked ${f%:*} "$T/ap.${f#*:}" > "$T/ap.${f#*:}.m" && same "allapi -p: ${f%:*}" "$EXP/allapi-pid.${f%:*}" "$T/ap.${f#*:}.m"
+done
+
+# --- probes in shared objects, both ways ------------------------------
+$BPF --perf="$T/s.p" -- $P/tr2_shared 2> "$T/s.err"
+expect_eq "shared -- CMD: exit status" 0 $?
+masked perf "$T/s.p" > "$T/s.p.m" && same "shared -- CMD: perf" "$EXP/shared.perf" "$T/s.p.m"
+run_pid "$T/sp" $P/tr2_shared
+masked perf "$T/sp.p" > "$T/sp.p.m" && same "shared -p: perf" "$EXP/shared-pid.perf" "$T/sp.p.m"
+
+# --- hostile strings: valid JSON every time, exact lines ---------------
+$BPF --perf="$T/h.p" --event="$T/h.e" --event-nesting=10 -- $P/tr2_allapi --hostile 2> "$T/h.err"
+expect_eq "hostile: exit status" 0 $?
+masked perf "$T/h.p" > "$T/h.p.m" && same "hostile: perf" "$EXP/hostile.perf" "$T/h.p.m"
+masked event "$T/h.e" > "$T/h.e.m" && same "hostile: event (every line parsed as JSON)" "$EXP/hostile.event" "$T/h.e.m"
+
+# --- BRIEF and the default EVENT nesting limit ------------------------
+$BPF --brief --perf="$T/b.p" --normal="$T/b.n" -- $P/tr2_allapi 2>/dev/null
+masked perf "$T/b.p" > "$T/b.p.m" && same "brief: perf" "$EXP/allapi-brief.perf" "$T/b.p.m"
+masked normal "$T/b.n" > "$T/b.n.m" && same "brief: normal" "$EXP/allapi-brief.normal" "$T/b.n.m"
+$BPF --event="$T/n2.e" -- $P/tr2_allapi 2>/dev/null
+masked event "$T/n2.e" > "$T/n2.e.m" && same "event nesting 2 (default)" "$EXP/allapi-nesting2.event" "$T/n2.e.m"
+
+# --- a directory destination: one file per process, named after its sid -
+mkdir "$T/dir"
+$BPF --event="$T/dir/" -- $P/tr2_allapi 2>/dev/null
+names=$(ls "$T/dir" | sed -E 's/^[0-9]{8}T[0-9]{6}\.[0-9]{6}Z-H[0-9a-f]{8}-P[0-9a-f]{8}$/<sid>/' | tr '\n' ' ')
+expect_eq "directory destination: one file per process, named after its sid" "<sid> <sid> " "$names"
+
+# --- the bundled example ------------------------------------------------
+mkdir -p "$T/tree/a/b" "$T/tree/c"
+for i in 1 2 3; do echo "file $i" > "$T/tree/a/f$i"; done
+echo x > "$T/tree/a/b/g"; echo y > "$T/tree/c/h"
+$BPF --perf="$T/x.p" --event="$T/x.e" -- $B/examples/dirscan -j 2 "$T/tree" > "$T/x.out" 2> "$T/x.err"
+expect_eq "dirscan: exit status" 0 $?
+expect_eq "dirscan: nothing lost" " 0 lost" "$(tail -1 "$T/x.err" | sed 's/.*,//')"
+masked event "$T/x.e" > /dev/null && ok "dirscan: every EVENT line is JSON"
+grep -E '\| main +\| (version|start|cmd_name|exit|atexit) ' "$T/x.p" | masked perf /dev/stdin |
+	sed "s|$T|TMP|g" > "$T/x.main.m"
+same "dirscan: main thread's command lines" "$EXP/dirscan-main.perf" "$T/x.main.m"
+
+# --- errors: one line, non-zero status ------------------------------------
+err() { # NAME WANT_STATUS WANT_LINE CMD...
+	local name=$1 want_status=$2 want=$3; shift 3
+	"$@" > /dev/null 2> "$T/err"
+	local st=$?
+	expect_eq "$name: status" "$want_status" "$st"
+	expect_eq "$name: message" "$want" "$(cat "$T/err")"
+}
+err "no such PID" 2 "tr2-bpf: no such process: 999999999" $BPF -p 999999999
+sleep 5 & sp=$!
+err "PID without probes" 2 "tr2-bpf: no trace2 probes in process $sp (its executable and shared objects)" $BPF -p $sp
+kill $sp
+err "bad PID" 2 "tr2-bpf: bad PID 'abc'" $BPF -p abc
+err "relative DEST" 2 "tr2-bpf: invalid destination 'relative/x': want a file descriptor 2-9, an absolute path, or af_unix:[stream:|dgram:]/absolute/path" $BPF --perf=relative/x -- /bin/true
+err "nothing to trace" 2 "tr2-bpf: nothing to trace: give -p PID or -- CMD (see --help)" $BPF
+$BPF -- /nonexistent/program > /dev/null 2> "$T/err"
+expect_eq "missing CMD: status 127" 127 $?
+expect_eq "missing CMD: message" "tr2-bpf: cannot run '/nonexistent/program': No such file or directory" "$(head -1 "$T/err")"
+$BPF -- sh -c 'exit 7' > /dev/null 2> "$T/err"
+expect_eq "CMD without probes: its status" 7 $?
+expect_eq "CMD without probes: summary" "tr2-bpf: 0 events, 0 lost" "$(cat "$T/err")"
+
+echo "e2e: $pass passed, $fail failed"
+[ $fail = 0 ]
