@@ -12,6 +12,7 @@
 #ifndef TR2_DST_H
 #define TR2_DST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct tr2_dst;
@@ -19,6 +20,26 @@ struct tr2_dst;
 /*
  * Opens a destination.  On error returns NULL and writes a one-line reason
  * ("cannot open '/x/y': Permission denied") into err.
+ *
+ * Accepted values, and what each does (git's trace2/tr2_dst.c unless said):
+ *   NULL            standard output (fd 1).
+ *   "2".."9"        that file descriptor, which must be open; never closed.
+ *   "/path"         a file, created if needed (mode 0666 & ~umask) and opened
+ *                   O_APPEND; it is opened here, so a bad path is reported
+ *                   now rather than at the first event.
+ *   "/dir" or "/dir/"  an existing directory (it must be writable and
+ *                   searchable): the first line of each process (each
+ *                   distinct sid) creates "<dir>/<last sid component>" with
+ *                   O_EXCL, or ".1" .. ".9" after it when that name is taken
+ *                   (git's 10 attempts).  See tr2_dst_set_max_files.
+ *   "af_unix:/abs/path", "af_unix:stream:/abs/path", "af_unix:dgram:/abs/path"
+ *                   a Unix-domain socket, connected here; without a type a
+ *                   stream connection is tried first and, when the socket is
+ *                   of the other type (EPROTOTYPE), a datagram one.  Each line
+ *                   is one datagram on a dgram socket.
+ * Anything else -- "", "0", "1", "true", "false" (git's disabled/stderr
+ * values, which mean nothing here), other digits, relative paths -- is an
+ * error.  Opened descriptors are close-on-exec.
  */
 struct tr2_dst *tr2_dst_open(const char *value, char *err, size_t errlen);
 
@@ -26,10 +47,51 @@ struct tr2_dst *tr2_dst_open(const char *value, char *err, size_t errlen);
  * Writes one whole line (ending in '\n') for the process with session id sid.
  * Returns 0, or -1 on failure; the first failure is reported on stderr once
  * ("tr2: cannot write to '<value>': <strerror>"), later ones silently count.
+ *
+ * A file, directory or fd destination gets one write(2) per line (continued
+ * only after a short write); sockets use send(MSG_NOSIGNAL), so a closed peer
+ * is a failure, not a SIGPIPE.  Writing to a pipe whose reader has gone does
+ * raise SIGPIPE, as for any Unix filter: callers that mind ignore SIGPIPE.
+ * A line of a process that a directory destination discards (see
+ * tr2_dst_set_max_files) is dropped and counts as written (returns 0).
+ * sid may be NULL (directory destinations then use the name "no-sid").
+ * Not thread-safe: one thread writes to a destination at a time.
  */
 int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t len);
 
-/* Closes and frees; NULL is allowed. */
+/*
+ * Directory destinations: caps the number of directory entries, git's
+ * trace2.maxFiles / GIT_TRACE2_MAX_FILES semantics; 0 (the default) means no
+ * cap, and other destinations ignore it.  When a new process arrives:
+ * if "<dir>/git-trace2-discard" exists, the process's lines are dropped;
+ * otherwise the directory's entries are counted with readdir -- "." and ".."
+ * included, as git counts them -- and if there are max_files or more, the
+ * sentinel is created (O_EXCL) and this process's lines go into it (the
+ * EVENT target then adds a "too_many_files" event, see
+ * tr2_dst_take_too_many_files); if that create fails the lines are dropped.
+ * Whoever collects the trace files removes the sentinel to resume tracing.
+ */
+void tr2_dst_set_max_files(struct tr2_dst *d, int max_files);
+
+/*
+ * True exactly once after a tr2_dst_write whose line was the first one
+ * written into a newly created git-trace2-discard sentinel; the caller
+ * (tr2_target_emit) then writes the EVENT target's "too_many_files" event for
+ * that same process, as git writes it right after "version".
+ */
+bool tr2_dst_take_too_many_files(struct tr2_dst *d);
+
+/*
+ * Tells the destination that the process with session id sid has ended (its
+ * atexit or signal event was written): a directory destination closes that
+ * process's file and forgets it; other destinations do nothing.  A later
+ * line with the same sid would start a new file (a ".1" name).  Directory
+ * destinations also keep at most 128 files open, closing the least recently
+ * written one and reopening it (O_APPEND) when its process writes again.
+ */
+void tr2_dst_end_process(struct tr2_dst *d, const char *sid);
+
+/* Closes (descriptors it opened, never fd 1 or a "2".."9" one) and frees; NULL is allowed. */
 void tr2_dst_close(struct tr2_dst *d);
 
 #endif

@@ -43,6 +43,8 @@ enum tr2_ev_kind {
 	TR2_EV_TH_TIMER,
 	TR2_EV_COUNTER,
 	TR2_EV_TH_COUNTER,
+	TR2_EV_TOO_MANY_FILES,  /* EVENT only: written after the first line of a process whose
+				   directory target overflowed (git's trace2.maxFiles) */
 	TR2_EV__COUNT
 };
 
@@ -75,6 +77,9 @@ struct tr2_ev {
 	int nesting;         /* git's nr_open_regions: 1 at thread top level, +1 per open region;
 				region_enter: before the push, region_leave: after the pop */
 	int repo;            /* repo_id, 0 = no repository */
+	bool has_repo;       /* the event names a repository even though repo is 0: git prints
+				"r0" / "repo":0 for a repository struct whose id is still 0.
+				Targets print the repo when repo > 0 || has_repo. */
 
 	/* version */
 	const char *evt;     /* event format version, "3" */

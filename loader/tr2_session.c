@@ -566,7 +566,9 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 	switch (h->kind) {
 	case TR2_REC_VERSION:
 		ev_init(s, &ev, TR2_EV_VERSION, t, d);
-		ev.evt = "3";
+		/* EVENT format version 4 (git 2.47+): the one with printf events,
+		 * which tr2's EVENT target writes. */
+		ev.evt = "4";
 		ev.exe = d->str[1];
 		break;
 	case TR2_REC_START:

@@ -1,0 +1,532 @@
+/* tr2_dst.c: destinations (see tr2_dst.h; the rules follow git's
+ * trace2/tr2_dst.c, except that one destination here serves every traced
+ * process, so a directory destination keeps one file per sid). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "tr2_dst.h"
+
+#define DISCARD_SENTINEL_NAME "git-trace2-discard"  /* git's DISCARD_SENTINEL_NAME */
+#define MAX_AUTO_ATTEMPTS 10                          /* git's MAX_AUTO_ATTEMPTS */
+#define MAX_OPEN_FILES 128                            /* directory mode, see tr2_dst_end_process */
+#define PREFIX_AF_UNIX "af_unix:"
+
+enum dst_kind { DST_FD, DST_FILE, DST_DIR, DST_SOCKET };
+
+/* What a directory destination does with one process's lines. */
+enum proc_state {
+	PROC_FILE,      /* its own file, path */
+	PROC_SENTINEL,  /* the git-trace2-discard file it created, path */
+	PROC_DISCARD,   /* dropped: too many files */
+	PROC_FAILED,    /* dropped: its file could not be opened */
+};
+
+struct proc_file {
+	char *sid;          /* the key */
+	char *path;         /* file written, for PROC_FILE and PROC_SENTINEL */
+	int fd;             /* -1 while closed */
+	enum proc_state state;
+	uint64_t last_use;  /* for closing the least recently used file */
+};
+
+struct tr2_dst {
+	enum dst_kind kind;
+	char *name;         /* for messages: the value, or "standard output" */
+	int fd;             /* DST_FD, DST_FILE, DST_SOCKET */
+	bool own_fd;        /* close fd in tr2_dst_close */
+	bool use_send;      /* a socket: send(MSG_NOSIGNAL) */
+	bool reported;      /* a failure was written to stderr */
+
+	/* DST_DIR */
+	char *dir;          /* with a trailing '/' */
+	int max_files;
+	struct proc_file **slots;  /* open addressing, linear probing, power of 2 */
+	size_t nslots, nprocs, nopen;
+	uint64_t tick;
+	struct proc_file *last;    /* the process of the previous line */
+	bool too_many_files;       /* see tr2_dst_take_too_many_files */
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+static struct tr2_dst *new_dst(enum dst_kind kind, const char *name, int fd, bool own_fd)
+{
+	struct tr2_dst *d = calloc(1, sizeof(*d));
+	struct stat st;
+
+	if (!d)
+		abort();
+	d->kind = kind;
+	d->name = xstrdup(name);
+	d->fd = fd;
+	d->own_fd = own_fd;
+	d->use_send = kind == DST_SOCKET || (fd >= 0 && !fstat(fd, &st) && S_ISSOCK(st.st_mode));
+	return d;
+}
+
+/* Reports the destination's first failure on stderr; the rest are counted by the callers. */
+static void report(struct tr2_dst *d, const char *verb, const char *what, int errnum)
+{
+	if (d->reported)
+		return;
+	d->reported = true;
+	fprintf(stderr, "tr2: cannot %s '%s': %s\n", verb, what, strerror(errnum));
+}
+
+/* ---- opening ---- */
+
+static struct tr2_dst *open_socket(const char *value, char *err, size_t errlen)
+{
+	const char *path = value + strlen(PREFIX_AF_UNIX);
+	bool try_stream = true, try_dgram = true;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = -1, e = 0;
+
+	if (!strncmp(path, "stream:", 7)) {
+		path += 7;
+		try_dgram = false;
+	} else if (!strncmp(path, "dgram:", 6)) {
+		path += 6;
+		try_stream = false;
+	}
+	if (path[0] != '/') {
+		set_err(err, errlen, "invalid socket path in '%s': want an absolute path", value);
+		return NULL;
+	}
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		set_err(err, errlen, "invalid socket path in '%s': longer than %zu bytes",
+			value, sizeof(sa.sun_path) - 1);
+		return NULL;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+
+	for (int i = 0; i < 2; i++) {
+		int type = i == 0 ? SOCK_STREAM : SOCK_DGRAM;
+
+		if (!(i == 0 ? try_stream : try_dgram))
+			continue;
+		fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			e = errno;
+			break;
+		}
+		if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			return new_dst(DST_SOCKET, value, fd, true);
+		e = errno;
+		close(fd);
+		fd = -1;
+		/* git tries the other type only when this one is the wrong one */
+		if (e != EPROTOTYPE)
+			break;
+	}
+	set_err(err, errlen, "cannot connect to socket '%s': %s", path, strerror(e));
+	return NULL;
+}
+
+static struct tr2_dst *open_path(const char *value, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd;
+
+	if (!stat(value, &st) && S_ISDIR(st.st_mode)) {
+		struct tr2_dst *d;
+		size_t n = strlen(value);
+
+		if (access(value, W_OK | X_OK)) {
+			set_err(err, errlen, "cannot write to directory '%s': %s", value, strerror(errno));
+			return NULL;
+		}
+		d = new_dst(DST_DIR, value, -1, false);
+		d->dir = malloc(n + 2);
+		if (!d->dir)
+			abort();
+		memcpy(d->dir, value, n + 1);
+		if (value[n - 1] != '/')
+			memcpy(d->dir + n, "/", 2);
+		return d;
+	}
+	fd = open(value, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		set_err(err, errlen, "cannot open '%s': %s", value, strerror(errno));
+		return NULL;
+	}
+	return new_dst(DST_FILE, value, fd, true);
+}
+
+struct tr2_dst *tr2_dst_open(const char *value, char *err, size_t errlen)
+{
+	if (!value) {
+		if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+			set_err(err, errlen, "standard output is not open");
+			return NULL;
+		}
+		return new_dst(DST_FD, "standard output", STDOUT_FILENO, false);
+	}
+	if (value[0] >= '2' && value[0] <= '9' && !value[1]) {
+		int fd = value[0] - '0';
+
+		if (fcntl(fd, F_GETFD) < 0) {
+			set_err(err, errlen, "file descriptor %d is not open", fd);
+			return NULL;
+		}
+		return new_dst(DST_FD, value, fd, false);
+	}
+	if (!strncmp(value, PREFIX_AF_UNIX, strlen(PREFIX_AF_UNIX)))
+		return open_socket(value, err, errlen);
+	if (value[0] == '/')
+		return open_path(value, err, errlen);
+	set_err(err, errlen,
+		"invalid destination '%s': want a file descriptor 2-9, an absolute path, "
+		"or af_unix:[stream:|dgram:]/absolute/path", value);
+	return NULL;
+}
+
+void tr2_dst_set_max_files(struct tr2_dst *d, int max_files)
+{
+	if (d)
+		d->max_files = max_files > 0 ? max_files : 0;
+}
+
+bool tr2_dst_take_too_many_files(struct tr2_dst *d)
+{
+	bool r = d && d->too_many_files;
+
+	if (r)
+		d->too_many_files = false;
+	return r;
+}
+
+/* ---- directory destinations: one file per sid ---- */
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+/* The slot holding sid, or the empty slot where it would go. */
+static size_t find_slot(const struct tr2_dst *d, const char *sid)
+{
+	size_t mask = d->nslots - 1, i = (size_t)hash_str(sid) & mask;
+
+	while (d->slots[i] && strcmp(d->slots[i]->sid, sid))
+		i = (i + 1) & mask;
+	return i;
+}
+
+static void grow_table(struct tr2_dst *d)
+{
+	struct proc_file **old = d->slots;
+	size_t nold = d->nslots;
+
+	d->nslots = nold ? nold * 2 : 64;
+	d->slots = calloc(d->nslots, sizeof(*d->slots));
+	if (!d->slots)
+		abort();
+	for (size_t i = 0; i < nold; i++)
+		if (old[i])
+			d->slots[find_slot(d, old[i]->sid)] = old[i];
+	free(old);
+}
+
+/* Removes the entry at slot i, shifting later entries of its cluster back
+ * (deletion without tombstones for linear probing). */
+static void remove_slot(struct tr2_dst *d, size_t i)
+{
+	size_t mask = d->nslots - 1, j = i;
+
+	d->slots[i] = NULL;
+	d->nprocs--;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & mask;
+		if (!d->slots[j])
+			return;
+		home = (size_t)hash_str(d->slots[j]->sid) & mask;
+		/* move slots[j] into the hole at i unless its home lies in (i, j] */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			d->slots[i] = d->slots[j];
+			d->slots[j] = NULL;
+			i = j;
+		}
+	}
+}
+
+static void close_proc_fd(struct tr2_dst *d, struct proc_file *pf)
+{
+	if (pf->fd >= 0) {
+		close(pf->fd);
+		pf->fd = -1;
+		d->nopen--;
+	}
+}
+
+static void free_proc(struct tr2_dst *d, struct proc_file *pf)
+{
+	close_proc_fd(d, pf);
+	free(pf->sid);
+	free(pf->path);
+	free(pf);
+}
+
+/* Keeps the number of open files below MAX_OPEN_FILES. */
+static void make_room_for_fd(struct tr2_dst *d)
+{
+	struct proc_file *lru = NULL;
+
+	if (d->nopen < MAX_OPEN_FILES)
+		return;
+	for (size_t i = 0; i < d->nslots; i++) {
+		struct proc_file *pf = d->slots[i];
+
+		if (pf && pf->fd >= 0 && (!lru || pf->last_use < lru->last_use))
+			lru = pf;
+	}
+	if (lru)
+		close_proc_fd(d, lru);
+}
+
+static char *join(const char *a, const char *b, const char *c)
+{
+	size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+	char *p = malloc(na + nb + nc + 1);
+
+	if (!p)
+		abort();
+	memcpy(p, a, na);
+	memcpy(p + na, b, nb);
+	memcpy(p + na + nb, c, nc + 1);
+	return p;
+}
+
+/*
+ * git's tr2_dst_too_many_files(): 0 to go on, 1 when the sentinel exists
+ * (discard), -1 when there are too many files and pf now writes the sentinel
+ * (or, if creating it failed, is discarded).
+ */
+static int check_too_many_files(struct tr2_dst *d, struct proc_file *pf)
+{
+	char *sentinel;
+	struct stat st;
+	DIR *dirp;
+	int count = 0;
+
+	if (!d->max_files)
+		return 0;
+	sentinel = join(d->dir, DISCARD_SENTINEL_NAME, "");
+	if (!stat(sentinel, &st)) {
+		free(sentinel);
+		pf->state = PROC_DISCARD;
+		return 1;
+	}
+	dirp = opendir(d->dir);
+	while (count < d->max_files && dirp && readdir(dirp))
+		count++;
+	if (dirp)
+		closedir(dirp);
+	if (count < d->max_files) {
+		free(sentinel);
+		return 0;
+	}
+	make_room_for_fd(d);
+	pf->fd = open(sentinel, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (pf->fd < 0) {
+		free(sentinel);
+		pf->state = PROC_DISCARD;  /* another writer created it first */
+		return -1;
+	}
+	d->nopen++;
+	pf->path = sentinel;
+	pf->state = PROC_SENTINEL;
+	d->too_many_files = true;
+	return -1;
+}
+
+/* git's tr2_dst_try_auto_path(): "<dir>/<last sid component>[.N]", O_EXCL. */
+static void open_proc_file(struct tr2_dst *d, struct proc_file *pf)
+{
+	const char *name = strrchr(pf->sid, '/');
+	char *base;
+	int e = 0;
+
+	name = name ? name + 1 : pf->sid;
+	if (!*name)
+		name = "no-sid";
+	if (check_too_many_files(d, pf))
+		return;
+	base = join(d->dir, name, "");
+	make_room_for_fd(d);
+	for (int attempt = 0; attempt < MAX_AUTO_ATTEMPTS; attempt++) {
+		char suffix[16] = "";
+		char *path;
+
+		if (attempt)
+			snprintf(suffix, sizeof(suffix), ".%d", attempt);
+		path = join(base, suffix, "");
+		pf->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (pf->fd >= 0) {
+			d->nopen++;
+			pf->path = path;
+			pf->state = PROC_FILE;
+			free(base);
+			return;
+		}
+		e = errno;
+		free(path);
+		if (e != EEXIST)
+			break;
+	}
+	report(d, "open", base, e);
+	free(base);
+	pf->state = PROC_FAILED;
+}
+
+static struct proc_file *lookup_proc(struct tr2_dst *d, const char *sid)
+{
+	struct proc_file *pf;
+	size_t i;
+
+	if (!sid || !*sid)
+		sid = "no-sid";
+	if (d->last && !strcmp(d->last->sid, sid))
+		return d->last;
+	if (2 * (d->nprocs + 1) > d->nslots)
+		grow_table(d);
+	i = find_slot(d, sid);
+	pf = d->slots[i];
+	if (!pf) {
+		pf = calloc(1, sizeof(*pf));
+		if (!pf)
+			abort();
+		pf->sid = xstrdup(sid);
+		pf->fd = -1;
+		d->slots[i] = pf;
+		d->nprocs++;
+		open_proc_file(d, pf);
+	}
+	d->last = pf;
+	return pf;
+}
+
+/* The descriptor to write pf's line to, reopening a file closed for room;
+ * -1 when the line is to be dropped (*failed says whether that is a failure). */
+static int proc_fd(struct tr2_dst *d, struct proc_file *pf, bool *failed)
+{
+	*failed = false;
+	if (pf->state == PROC_DISCARD)
+		return -1;
+	if (pf->state == PROC_FAILED) {
+		*failed = true;
+		return -1;
+	}
+	pf->last_use = ++d->tick;
+	if (pf->fd < 0) {
+		make_room_for_fd(d);
+		pf->fd = open(pf->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+		if (pf->fd < 0) {
+			report(d, "open", pf->path, errno);
+			pf->state = PROC_FAILED;
+			*failed = true;
+			return -1;
+		}
+		d->nopen++;
+	}
+	return pf->fd;
+}
+
+void tr2_dst_end_process(struct tr2_dst *d, const char *sid)
+{
+	size_t i;
+
+	if (!d || d->kind != DST_DIR || !d->nslots)
+		return;
+	if (!sid || !*sid)
+		sid = "no-sid";
+	i = find_slot(d, sid);
+	if (!d->slots[i])
+		return;
+	if (d->last == d->slots[i])
+		d->last = NULL;
+	free_proc(d, d->slots[i]);
+	remove_slot(d, i);
+}
+
+/* ---- writing ---- */
+
+int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t len)
+{
+	const char *what = d->name;
+	int fd = d->fd;
+
+	if (d->kind == DST_DIR) {
+		struct proc_file *pf = lookup_proc(d, sid);
+		bool failed;
+
+		fd = proc_fd(d, pf, &failed);
+		if (fd < 0)
+			return failed ? -1 : 0;
+		what = pf->path;
+	}
+	while (len) {
+		ssize_t n = d->use_send ? send(fd, line, len, MSG_NOSIGNAL) : write(fd, line, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			report(d, "write to", what, errno);
+			return -1;
+		}
+		line += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+void tr2_dst_close(struct tr2_dst *d)
+{
+	if (!d)
+		return;
+	if (d->own_fd && d->fd >= 0)
+		close(d->fd);
+	for (size_t i = 0; i < d->nslots; i++)
+		if (d->slots[i])
+			free_proc(d, d->slots[i]);
+	free(d->slots);
+	free(d->dir);
+	free(d->name);
+	free(d);
+}

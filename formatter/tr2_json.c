@@ -1,0 +1,249 @@
+/* tr2_json.c: JSON strings and data_json values for the EVENT target (see
+ * tr2_json.h). */
+#include <string.h>
+#include <json-c/json_object.h>
+#include <json-c/json_tokener.h>
+#include "tr2_buf.h"
+#include "tr2_json.h"
+
+static const char hex[] = "0123456789abcdef";
+
+/* U+FFFD REPLACEMENT CHARACTER in UTF-8. */
+static const char replacement[3] = { (char)0xef, (char)0xbf, (char)0xbd };
+
+/*
+ * Length of the UTF-8 sequence at s if it is well formed (Unicode Table 3-7),
+ * else the negated length of its maximal ill-formed subpart (at least 1).
+ * s[0] >= 0x80.  The string's NUL stops a truncated sequence, being no
+ * continuation byte.
+ */
+static int utf8_seq(const unsigned char *s)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	int n;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return -1;  /* continuation byte, C0/C1 overlong lead, or > U+10FFFF */
+
+	/* The second byte's range excludes overlongs, surrogates and > U+10FFFF. */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return -1;
+	for (int i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return -i;
+	return n;
+}
+
+void tr2_json_add_string(struct tr2_buf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+
+	tr2_buf_putc(b, '"');
+	for (;;) {
+		const unsigned char *run = s;
+		unsigned char c;
+
+		/* the common case: printable ASCII that needs no escape */
+		while (*run >= 0x20 && *run < 0x80 && *run != '"' && *run != '\\')
+			run++;
+		if (run > s)
+			tr2_buf_put(b, s, (size_t)(run - s));
+		s = run;
+		c = *s;
+		if (!c)
+			break;
+		if (c >= 0x80) {
+			int n = utf8_seq(s);
+
+			if (n > 0) {
+				tr2_buf_put(b, s, (size_t)n);
+				s += n;
+			} else {
+				tr2_buf_put(b, replacement, sizeof(replacement));
+				s += -n;
+			}
+			continue;
+		}
+		s++;
+		switch (c) {
+		case '"': tr2_buf_put(b, "\\\"", 2); break;
+		case '\\': tr2_buf_put(b, "\\\\", 2); break;
+		case '\n': tr2_buf_put(b, "\\n", 2); break;
+		case '\r': tr2_buf_put(b, "\\r", 2); break;
+		case '\t': tr2_buf_put(b, "\\t", 2); break;
+		case '\f': tr2_buf_put(b, "\\f", 2); break;
+		case '\b': tr2_buf_put(b, "\\b", 2); break;
+		default: {
+			char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+
+			tr2_buf_put(b, e, 6);
+		}
+		}
+	}
+	tr2_buf_putc(b, '"');
+}
+
+static bool is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static bool is_structural(char c)
+{
+	return c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == ':';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* RFC 8259 number: -? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)? */
+static bool is_number(const char *p, const char *end)
+{
+	if (p < end && *p == '-')
+		p++;
+	if (p == end || !is_digit(*p))
+		return false;
+	if (*p == '0')
+		p++;
+	else
+		while (p < end && is_digit(*p))
+			p++;
+	if (p < end && *p == '.') {
+		if (++p == end || !is_digit(*p))
+			return false;
+		while (p < end && is_digit(*p))
+			p++;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (p == end || !is_digit(*p))
+			return false;
+		while (p < end && is_digit(*p))
+			p++;
+	}
+	return p == end;
+}
+
+static bool is_literal(const char *p, const char *end)
+{
+	size_t n = (size_t)(end - p);
+
+	return (n == 4 && !memcmp(p, "true", 4)) || (n == 5 && !memcmp(p, "false", 5)) ||
+	       (n == 4 && !memcmp(p, "null", 4)) || is_number(p, end);
+}
+
+/* The second pass: what json-c lets through but RFC 8259 does not (json-c
+ * 0.16's UTF-8 check also lets overlong forms and surrogates through). */
+static bool tokens_are_strict(const char *p)
+{
+	while (*p) {
+		if (is_ws(*p) || is_structural(*p)) {
+			p++;
+		} else if (*p == '"') {
+			for (p++; *p != '"'; p++) {
+				unsigned char c = (unsigned char)*p;
+
+				if (c < 0x20)   /* the NUL too: an unterminated string */
+					return false;
+				if (c == '\\' && !*++p)
+					return false;
+				if (c >= 0x80) {
+					int n = utf8_seq((const unsigned char *)p);
+
+					if (n < 0)
+						return false;
+					p += n - 1;
+				}
+			}
+			p++;
+		} else {
+			const char *tok = p;
+
+			while (*p && !is_ws(*p) && !is_structural(*p) && *p != '"')
+				p++;
+			if (!is_literal(tok, p))
+				return false;
+		}
+	}
+	return true;
+}
+
+bool tr2_json_is_valid(const char *text)
+{
+	/* data_json events are rare, so one tokener per thread, reset per
+	 * call, is plenty; json-c allocates the parsed objects anyway. */
+	static __thread struct json_tokener *tok;
+	struct json_object *obj;
+	size_t len;
+	bool ok;
+
+	if (!text)
+		return false;
+	if (!tok) {
+		tok = json_tokener_new_ex(256);
+		if (!tok)
+			return false;
+		json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	}
+	json_tokener_reset(tok);
+	len = strlen(text);
+	/* Passing the NUL too ends a top-level number or literal ("1", "null"). */
+	obj = json_tokener_parse_ex(tok, text, (int)(len + 1));
+	ok = json_tokener_get_error(tok) == json_tokener_success &&
+	     json_tokener_get_parse_end(tok) >= len;
+	json_object_put(obj);
+	return ok && tokens_are_strict(text);
+}
+
+void tr2_json_add_value(struct tr2_buf *b, const char *text)
+{
+	const char *p, *run;
+	bool in_string = false, eat_spaces = false;
+
+	if (!text) {
+		tr2_buf_put(b, "null", 4);
+		return;
+	}
+	if (!tr2_json_is_valid(text)) {
+		tr2_json_add_string(b, text);
+		return;
+	}
+	/* Valid JSON has LF and CR only as whitespace between tokens. */
+	for (p = run = text; *p; p++) {
+		if (in_string) {
+			if (*p == '\\')
+				p++;
+			else if (*p == '"')
+				in_string = false;
+			continue;
+		}
+		if (*p == '\n' || *p == '\r' || (eat_spaces && *p == ' ')) {
+			tr2_buf_put(b, run, (size_t)(p - run));
+			run = p + 1;
+			eat_spaces = true;
+			continue;
+		}
+		eat_spaces = false;
+		if (*p == '"')
+			in_string = true;
+	}
+	tr2_buf_put(b, run, (size_t)(p - run));
+}

@@ -1,0 +1,48 @@
+/* tr2_json.h: JSON text for the EVENT target.  Private to formatter/.
+ *
+ * Strings from traced programs may hold any bytes; every EVENT line must
+ * still be valid JSON (RFC 8259) in UTF-8.
+ */
+#ifndef TR2_JSON_H
+#define TR2_JSON_H
+
+#include <stdbool.h>
+#include "tr2_tgt.h"
+
+/*
+ * Appends s as a JSON string, quotes included, escaped as git's json-writer.c
+ * (append_quoted_string) does: \" \\ \n \r \t \f \b, other bytes below 0x20
+ * as \u00XX with lowercase hex, everything else raw (DEL included).
+ *
+ * Deviation from git, which copies bytes >= 0x80 as they are: each invalid
+ * UTF-8 sequence -- every maximal subpart of an ill-formed sequence, in the
+ * sense of Unicode 15 section 3.9 (an unexpected continuation byte, an
+ * overlong or surrogate or beyond-U+10FFFF form, a truncated sequence) -- is
+ * replaced by one U+FFFD, written as its three UTF-8 bytes EF BF BD.  Valid
+ * UTF-8 is copied unchanged.  NULL is written as "".
+ */
+void tr2_json_add_string(struct tr2_buf *b, const char *s);
+
+/*
+ * True when text is exactly one JSON value (object, array, string, number,
+ * true, false or null) with optional surrounding whitespace, per RFC 8259,
+ * in valid UTF-8.  json-c (json_tokener, strict and UTF-8-validating) checks
+ * the structure; json-c also admits NaN, Infinity, "1.", raw control bytes
+ * and overlong or surrogate UTF-8 inside strings, which a second pass over
+ * the tokens rejects.  Nesting
+ * deeper than 256 levels is refused.
+ */
+bool tr2_json_is_valid(const char *text);
+
+/*
+ * Appends a data_json value.  Valid JSON text (tr2_json_is_valid) is embedded
+ * as it is, except that line breaks between tokens and the spaces that
+ * follow them are dropped -- what git's json-writer does when it embeds a
+ * pretty-printed value into a compact line (kill_indent) -- so that the event
+ * stays on one line.  Text that is not valid JSON is written as a JSON string
+ * instead (deviation: git can only embed JSON it built itself); NULL is
+ * written as null.
+ */
+void tr2_json_add_value(struct tr2_buf *b, const char *text);
+
+#endif

@@ -1,0 +1,37 @@
+/* tr2_target.c: a format bound to a destination (see tr2_tgt.h). */
+#include "tr2_dst.h"
+#include "tr2_tgt.h"
+
+int tr2_target_emit(struct tr2_target *t, const struct tr2_ev *ev)
+{
+	tr2_tgt_fn fn;
+	int rc = 0;
+
+	if ((unsigned)ev->kind >= TR2_EV__COUNT)
+		return 0;
+	fn = t->tgt->fn[ev->kind];
+	if (fn) {
+		t->buf.len = 0;
+		fn(&t->buf, ev, &t->opts);
+		if (t->buf.len)
+			rc = tr2_dst_write(t->dst, ev->sid, t->buf.p, t->buf.len);
+		t->buf.len = 0;
+
+		/* git writes "too_many_files" right after "version" into the
+		 * sentinel file; here it follows the first line that went there,
+		 * with that line's time, thread and file:line. */
+		if (!rc && tr2_dst_take_too_many_files(t->dst) && t->tgt->fn[TR2_EV_TOO_MANY_FILES]) {
+			struct tr2_ev tmf = *ev;
+
+			tmf.kind = TR2_EV_TOO_MANY_FILES;
+			t->tgt->fn[TR2_EV_TOO_MANY_FILES](&t->buf, &tmf, &t->opts);
+			if (t->buf.len)
+				rc = tr2_dst_write(t->dst, ev->sid, t->buf.p, t->buf.len);
+			t->buf.len = 0;
+		}
+	}
+	/* The last event of a process: a directory destination closes its file. */
+	if (ev->kind == TR2_EV_ATEXIT || ev->kind == TR2_EV_SIGNAL)
+		tr2_dst_end_process(t->dst, ev->sid);
+	return rc;
+}
