@@ -34,6 +34,15 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
+/* The same drops by process (tgid), so that tr2-bpf can mark the place in
+ * that process's stream.  Only touched when a record is dropped. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost_by_pid SEC(".maps");
+
 /* Processes (tgids) being traced, in follow mode: CMD and its descendants. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -42,13 +51,20 @@ struct {
 	__type(value, __u8);
 } traced SEC(".maps");
 
-/* Threads whose TR2_REC_THREAD_INFO was sent. */
+/* Per thread: whether its TR2_REC_THREAD_INFO was sent, and its open
+ * regions (their start times), kept here rather than in tr2-bpf so that a
+ * dropped record cannot skew the nesting of the records after it. */
+struct thread_state {
+	__u8 announced;
+	__u32 depth;
+	__u64 region_start[TR2_REGION_MAX];
+};
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, __u8);
-} announced SEC(".maps");
+	__type(value, struct thread_state);
+} threads SEC(".maps");
 
 /* Where a record is built before it is copied into the ring buffer, so that
  * each record takes exactly its own size there. */
@@ -68,23 +84,28 @@ struct trace2_tls {
 	char base_name[32];
 };
 
-static __always_inline void count_lost(void)
+static __always_inline void count_lost(__u32 pid)
 {
 	__u32 zero = 0;
-	__u64 *n = bpf_map_lookup_elem(&lost, &zero);
+	__u64 *n = bpf_map_lookup_elem(&lost, &zero), one = 1;
 
 	if (n)
 		*n += 1;
+	n = bpf_map_lookup_elem(&lost_by_pid, &pid);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		bpf_map_update_elem(&lost_by_pid, &pid, &one, BPF_NOEXIST);
 }
 
-static __always_inline int send(void *rec, __u32 size)
+static __always_inline int send(struct tr2_rec *rec, __u32 size)
 {
 	/* Keep clang from dropping the bound check that the verifier needs. */
 	asm volatile("" : "+r"(size));
 	if (size > sizeof(struct scratch))
 		return -1;
 	if (bpf_ringbuf_output(&events, rec, size, 0)) {
-		count_lost();
+		count_lost(rec->pid);
 		return -1;
 	}
 	return 0;
@@ -156,19 +177,45 @@ static __always_inline struct tr2_rec *new_rec(__u8 kind, __u32 pid, __u32 tid)
 	r->thread_id = 0;
 	r->flags = 0;
 	r->nvec = 0;
+	r->depth = 0;
+	r->pad = 0;
+	r->region_ns = 0;
 	return r;
+}
+
+/* Applies a region event to the thread's stack and stamps the record with
+ * the depth and the region start it refers to. */
+static __always_inline void track_regions(struct thread_state *ts, struct tr2_rec *r)
+{
+	__u32 d = ts->depth;
+
+	if (r->kind == TR2_REC_REGION_ENTER) {
+		if (d < TR2_REGION_MAX)
+			ts->region_start[d] = r->ts_ns;
+		ts->depth = d + 1;
+	} else if (r->kind == TR2_REC_REGION_LEAVE) {
+		if (d == 0) {
+			r->depth = 0;   /* entered before the attach */
+			return;
+		}
+		d -= 1;
+		ts->depth = d;
+		r->region_ns = d < TR2_REGION_MAX ? ts->region_start[d] : 0;
+	} else if (d > 0 && d <= TR2_REGION_MAX) {
+		r->region_ns = ts->region_start[d - 1];
+	}
+	r->depth = d;
 }
 
 /* Sends TR2_REC_THREAD_INFO the first time a thread hits a probe, so that a
  * tracer attached mid-run still knows the thread's name and its process's
  * start time. */
-static __always_inline void announce(struct task_struct *task, __u32 pid, __u32 tid,
-				     const struct trace2_tls *tls)
+static __always_inline void announce(struct thread_state *ts, struct task_struct *task,
+				     __u32 pid, __u32 tid, const struct trace2_tls *tls)
 {
-	__u8 *done = bpf_task_storage_get(&announced, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	struct tr2_rec *r;
 
-	if (!done || *done)
+	if (ts->announced)
 		return;
 	r = new_rec(TR2_REC_THREAD_INFO, pid, tid);
 	if (!r)
@@ -189,7 +236,7 @@ static __always_inline void announce(struct task_struct *task, __u32 pid, __u32 
 	r->size = off + 2 + (word & 15);
 	r->nstr++;
 	if (send(r, r->size) == 0)
-		*done = 1;
+		ts->announced = 1;
 }
 
 /* Starts the record of a probe hit: filter, announce the thread, header and
@@ -201,12 +248,22 @@ static __always_inline struct tr2_rec *begin(__u8 kind, const struct trace2_tls 
 	__u32 pid = id >> 32, tid = (__u32)id;
 	struct tr2_rec *r;
 
+	struct task_struct *task;
+	struct thread_state *ts;
+
 	if (follow && !bpf_map_lookup_elem(&traced, &pid))
 		return 0;
-	announce(bpf_get_current_task_btf(), pid, tid, tls);
+	task = bpf_get_current_task_btf();
+	ts = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ts) {
+		count_lost(pid);
+		return 0;
+	}
+	announce(ts, task, pid, tid, tls);
 	r = new_rec(kind, pid, tid);
 	if (!r)
 		return 0;
+	track_regions(ts, r);
 	r->line = line;
 	add_str(r, file);
 	return r;
@@ -500,6 +557,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	if (!follow || !bpf_map_lookup_elem(&traced, &pid))
 		return 0;
+	/* A new program: no regions open, announce the thread again. */
+	bpf_task_storage_delete(&threads, p);
 	r = new_rec(TR2_REC_EXECVE, pid, p->pid);
 	if (!r)
 		return 0;

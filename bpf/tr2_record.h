@@ -84,6 +84,15 @@ struct tr2_rec {
 	__s32 thread_id; /* TR2_REC_THREAD_INFO and THREAD_START: the runtime's thread number */
 	__u16 flags;     /* TR2_RECF_* */
 	__u16 nvec;      /* how many of the trailing strings form the kind's vector (argv...) */
+	/* The thread's regions as the eBPF side counts them, which sees every
+	 * probe hit even when records are dropped: */
+	__u32 depth;     /* open regions: before the push on region_enter, after the pop on region_leave */
+	__u32 pad;
+	__u64 region_ns; /* start (ts_ns) of the innermost open region, or of the one
+			    region_leave closes; 0 when unknown (entered before the attach,
+			    or deeper than TR2_REGION_MAX) or none */
 };
+
+#define TR2_REGION_MAX 32       /* region start times kept per thread */
 
 #endif

@@ -115,6 +115,11 @@ struct tracer {
 	int follow;
 	pid_t *procs;        /* processes to wait for (follow mode: forks) */
 	int nprocs, cap;
+	struct {
+		__u32 pid;
+		__u64 reported;  /* lost events already marked in its stream */
+	} *losses;
+	int nlosses, cap_losses;
 };
 
 static void add_proc(struct tracer *tr, pid_t pid)
@@ -193,6 +198,40 @@ static uint64_t lost_in_bpf(struct tr2_bpf *skel)
 			sum += v[i];
 	free(v);
 	return sum;
+}
+
+/* Writes a marker into the stream of each process that lost events since the
+ * last call (bpf map lost_by_pid; tracer-side: reported[]). */
+static void mark_losses(struct tracer *tr)
+{
+	int fd = bpf_map__fd(tr->skel->maps.lost_by_pid);
+	__u32 key, next, *prev = NULL;
+	__u64 total;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &total))
+			continue;
+		int i;
+		for (i = 0; i < tr->nlosses && tr->losses[i].pid != key; i++)
+			;
+		if (i == tr->nlosses) {
+			if (tr->nlosses == tr->cap_losses) {
+				tr->cap_losses = tr->cap_losses ? 2 * tr->cap_losses : 16;
+				tr->losses = realloc(tr->losses, tr->cap_losses * sizeof(*tr->losses));
+				if (!tr->losses)
+					abort();
+			}
+			tr->losses[i].pid = key;
+			tr->losses[i].reported = 0;
+			tr->nlosses++;
+		}
+		if (total > tr->losses[i].reported) {
+			tr2_session_lost(tr->session, key, total - tr->losses[i].reported, mono_ns());
+			tr->losses[i].reported = total;
+		}
+	}
 }
 
 /* Whether the process has exited (a zombie counts): its pidfd is readable. */
@@ -428,6 +467,7 @@ int main(int argc, char **argv)
 			status = 1;
 			break;
 		}
+		mark_losses(&tr);
 		if (exiting || !tr2_session_writing(tr.session))
 			break;
 		if (pid) {
@@ -463,6 +503,7 @@ int main(int argc, char **argv)
 	tr.attach = NULL;
 	tr2_bpf__detach(tr.skel);
 	ring_buffer__consume(rb);
+	mark_losses(&tr);
 	if (child) {
 		/* Tracing stopped before CMD ended.  The output closed: CMD runs on
 		 * untraced and its status is still ours.  Ctrl-C: the terminal
@@ -491,6 +532,7 @@ int main(int argc, char **argv)
 		tr2_buf_free(&targets[i].buf);
 	}
 	free(tr.procs);
+	free(tr.losses);
 	free(ld_so);
 	return status;
 }

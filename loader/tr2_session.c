@@ -43,8 +43,6 @@ struct thread {
 	struct proc *proc;
 	char name[TR2_MAX_THREAD_NAME + 1];
 	uint64_t start_ns;
-	uint64_t *regions;     /* start times of the open regions, innermost last */
-	int nregions, cap;
 	struct thread_metric *metrics;
 	struct thread *hnext;  /* hash chain */
 };
@@ -212,7 +210,6 @@ static void drop_thread(struct tr2_session *s, struct thread *t)
 	if (s->last == t)
 		s->last = NULL;
 	free_thread_metrics(t);
-	free(t->regions);
 	free(t);
 }
 
@@ -315,7 +312,7 @@ static void ev_init(struct tr2_session *s, struct tr2_ev *ev, enum tr2_ev_kind k
 	ev->line = d->hdr.line;
 	ev->has_t_abs = 1;
 	ev->t_abs_us = ts > p->start_ns ? (int64_t)(ts - p->start_ns) / 1000 : 0;
-	ev->nesting = 1 + t->nregions;
+	ev->nesting = 1 + (int)d->hdr.depth;
 }
 
 static void set_t_rel(struct tr2_ev *ev, uint64_t now, uint64_t since)
@@ -324,10 +321,14 @@ static void set_t_rel(struct tr2_ev *ev, uint64_t now, uint64_t since)
 	ev->t_rel_us = now > since ? (int64_t)(now - since) / 1000 : 0;
 }
 
-/* t_rel of data events: since the innermost open region, else the thread. */
-static void set_t_rel_in_region(struct tr2_ev *ev, const struct thread *t, uint64_t now)
+/* t_rel of data events: since the innermost open region, else the thread;
+ * none when that region was entered before the attach. */
+static void set_t_rel_in_region(struct tr2_ev *ev, const struct thread *t, const struct tr2_rec *h)
 {
-	set_t_rel(ev, now, t->nregions ? t->regions[t->nregions - 1] : t->start_ns);
+	if (h->depth == 0)
+		set_t_rel(ev, h->ts_ns, t->start_ns);
+	else if (h->region_ns)
+		set_t_rel(ev, h->ts_ns, h->region_ns);
 }
 
 static struct metric *get_metric(struct proc *p, const struct tr2_decoded *d, int is_counter)
@@ -462,17 +463,6 @@ static void add_child(struct proc *p, int id, uint64_t ts)
 	p->nchildren++;
 }
 
-static void push_region(struct thread *t, uint64_t ts)
-{
-	if (t->nregions == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 8;
-		t->regions = realloc(t->regions, t->cap * sizeof(*t->regions));
-		if (!t->regions)
-			abort();
-	}
-	t->regions[t->nregions++] = ts;
-}
-
 static void on_thread_info(struct tr2_session *s, const struct tr2_decoded *d)
 {
 	const struct tr2_rec *h = &d->hdr;
@@ -514,7 +504,6 @@ static void on_execve(struct tr2_session *s, const struct tr2_decoded *d)
 				drop_thread(s, o);
 		}
 	if (t) {
-		t->nregions = 0;
 		t->start_ns = p->start_ns;
 		free_thread_metrics(t);
 	}
@@ -535,6 +524,31 @@ void tr2_session_resumed(struct tr2_session *s, uint32_t pid, uint64_t from_ns, 
 
 	if (p && !p->sid && to_ns > from_ns)
 		p->start_ns += to_ns - from_ns;
+}
+
+void tr2_session_lost(struct tr2_session *s, uint32_t pid, uint64_t count, uint64_t now_ns)
+{
+	struct tr2_decoded d;
+	struct thread *t;
+	struct tr2_ev ev;
+	char num[32];
+
+	/* A record-like header, so that the marker goes through the same
+	 * thread lookup and timing as the events around it. */
+	memset(&d.hdr, 0, sizeof(d.hdr));
+	d.hdr.pid = pid;
+	d.hdr.tid = pid;
+	d.hdr.ts_ns = now_ns;
+	d.str[0] = NULL;
+	t = thread_of(s, &d.hdr);
+	ev_init(s, &ev, TR2_EV_DATA, t, &d);
+	set_t_rel_in_region(&ev, t, &d.hdr);
+	ev.category = "tr2";
+	ev.key = "lost_events";
+	snprintf(num, sizeof(num), "%" PRIu64, count);
+	ev.value = num;
+	emit(s, &ev);
+	s->events--; /* a marker, not one of the program's events */
 }
 
 void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
@@ -682,7 +696,6 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 		break;
 	case TR2_REC_THREAD_EXIT:
 		close_thread_metrics(s, t, d);
-		t->nregions = 0;
 		ev_init(s, &ev, TR2_EV_THREAD_EXIT, t, d);
 		set_t_rel(&ev, h->ts_ns, t->start_ns);
 		emit(s, &ev);
@@ -694,25 +707,20 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 		ev.category = d->str[1];
 		ev.label = d->str[2];
 		ev.msg = d->str[3];
-		push_region(t, h->ts_ns);
 		break;
-	case TR2_REC_REGION_LEAVE: {
-		int known = t->nregions > 0;
-		uint64_t since = known ? t->regions[--t->nregions] : 0;
-
+	case TR2_REC_REGION_LEAVE:
 		ev_init(s, &ev, TR2_EV_REGION_LEAVE, t, d);
 		ev.repo = (int)h->num[0];
 		ev.category = d->str[1];
 		ev.label = d->str[2];
 		ev.msg = d->str[3];
-		if (known)
-			set_t_rel(&ev, h->ts_ns, since);
+		if (h->region_ns)
+			set_t_rel(&ev, h->ts_ns, h->region_ns);
 		break;
-	}
 	case TR2_REC_DATA:
 	case TR2_REC_DATA_JSON:
 		ev_init(s, &ev, h->kind == TR2_REC_DATA ? TR2_EV_DATA : TR2_EV_DATA_JSON, t, d);
-		set_t_rel_in_region(&ev, t, h->ts_ns);
+		set_t_rel_in_region(&ev, t, h);
 		ev.repo = (int)h->num[0];
 		ev.category = d->str[1];
 		ev.key = d->str[2];

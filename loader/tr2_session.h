@@ -4,11 +4,15 @@
  * t_rel, cmd_name hierarchy, timer and counter totals; then hands each event
  * to every target.
  *
+ * Region nesting and region start times come with each record from the
+ * eBPF side (bpf/tr2_record.h), which sees every probe hit, so a record
+ * dropped on a full ring buffer does not skew the records after it.
+ *
  * What a tracer attached mid-run cannot know, and how it is written:
  *  - regions entered before the attach: events inside them get the nesting
  *    of the regions seen so far; the region_leave that closes such a region
  *    is written at the outermost level with no t_rel (PERF leaves the column
- *    blank, EVENT omits "t_rel");
+ *    blank, EVENT omits "t_rel"), and so are data events directly inside it;
  *  - a child started before the attach: child_exit/child_ready without t_rel;
  *  - timer intervals started before the attach are not counted.
  */
@@ -40,6 +44,16 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d);
  * program and not the tracer (git's t_abs starts in main()).
  */
 void tr2_session_resumed(struct tr2_session *s, uint32_t pid, uint64_t from_ns, uint64_t to_ns);
+
+/*
+ * Process pid lost `count` more events (ring buffer full): writes the marker
+ * event into its stream, on its main thread, at time now_ns
+ * (CLOCK_MONOTONIC).  The marker is a Trace2 "data" event that any Trace2
+ * tool parses: no file, category "tr2", key "lost_events", value the number
+ * of events lost since the previous marker, e.g. in PERF
+ *   ... | data | | 0.021000 | 0.021000 | tr2 | lost_events:1234
+ */
+void tr2_session_lost(struct tr2_session *s, uint32_t pid, uint64_t count, uint64_t now_ns);
 
 /* 1 while at least one target's destination takes lines; 0 once all have
  * failed (a closed pipe, a full disk): nothing more can be written. */

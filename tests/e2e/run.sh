@@ -8,7 +8,7 @@
 #   tests/e2e/run.sh --update   rewrite the expected files from this run
 set -u
 cd "$(dirname "$0")/../.."
-B=build
+B=${TR2_BUILD:-build}  # the sanitizer run points it at its own build
 BPF=$B/tr2-bpf
 P=$B/tests/progs
 EXP=tests/e2e/expected
