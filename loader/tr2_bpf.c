@@ -52,6 +52,9 @@ static const char usage[] =
 "DEST, a Trace2 target value: omitted, standard output; a file descriptor 2-9;\n"
 "an absolute path (appended to); an existing directory (one file per traced\n"
 "process, named after the last part of its sid); af_unix:[stream:|dgram:]/path.\n"
+"      --max-files=N      a directory DEST holds at most N files; then git's\n"
+"                         git-trace2-discard sentinel (as trace2.maxFiles;\n"
+"                         default 0, no limit)\n"
 "\n"
 "  -b, --ring-buffer=SIZE ring buffer size in bytes, a power of 2 (K and M\n"
 "                         suffixes allowed; default 4M)\n"
@@ -279,12 +282,13 @@ int main(int argc, char **argv)
 		{ "event-nesting", required_argument, NULL, 'n' },
 		{ "ring-buffer", required_argument, NULL, 'b' },
 		{ "probe-nop", required_argument, NULL, 'o' },
+		{ "max-files", required_argument, NULL, 'm' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct format_opt formats[8];
-	int nformats = 0, brief = 0, event_nesting = 2, opt, status = 0, multi, probe_nop = -1;
+	int nformats = 0, brief = 0, event_nesting = 2, opt, status = 0, multi, probe_nop = -1, max_files = 0;
 	unsigned ring_bytes = DEFAULT_RING_BYTES;
 	pid_t pid = 0, child = 0;
 	struct tr2_target targets[8], *target_ptrs[8];
@@ -329,6 +333,15 @@ int main(int argc, char **argv)
 		case 'b':
 			ring_bytes = parse_size(optarg);
 			break;
+		case 'm': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 0 || v > 1000000)
+				fail("bad --max-files '%s': want a number of files", optarg);
+			max_files = v;
+			break;
+		}
 		case 'o':
 			if (!strcmp(optarg, "auto"))
 				probe_nop = -1;
@@ -366,6 +379,7 @@ int main(int argc, char **argv)
 		targets[i].dst = tr2_dst_open(formats[i].dest, err, sizeof(err));
 		if (!targets[i].dst)
 			fail("%s", err);
+		tr2_dst_set_max_files(targets[i].dst, max_files);
 		target_ptrs[i] = &targets[i];
 	}
 

@@ -106,6 +106,15 @@ $BPF --event="$T/dir/" -- $P/tr2_allapi 2>/dev/null
 names=$(ls "$T/dir" | sed -E 's/^[0-9]{8}T[0-9]{6}\.[0-9]{6}Z-H[0-9a-f]{8}-P[0-9a-f]{8}$/<sid>/' | tr '\n' ' ')
 expect_eq "directory destination: one file per process, named after its sid" "<sid> <sid> " "$names"
 
+# git's file limit: with 3 entries allowed ("." and ".." count, as in git),
+# the second process finds the directory full and goes to the sentinel.
+mkdir "$T/dir2"
+$BPF --event="$T/dir2" --max-files=3 -- $P/tr2_allapi 2>/dev/null
+names=$(ls "$T/dir2" | sed -E 's/^[0-9]{8}T[0-9]{6}\.[0-9]{6}Z-H[0-9a-f]{8}-P[0-9a-f]{8}$/<sid>/' | tr '\n' ' ')
+expect_eq "directory destination: --max-files and git's sentinel" "<sid> git-trace2-discard " "$names"
+expect_eq "directory destination: too_many_files event in the sentinel" "too_many_files" \
+	"$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[1])["event"])' "$T/dir2/git-trace2-discard")"
+
 # --- the bundled example ------------------------------------------------
 mkdir -p "$T/tree/a/b" "$T/tree/c"
 for i in 1 2 3; do echo "file $i" > "$T/tree/a/f$i"; done
