@@ -5,8 +5,8 @@
 #   make bench            benchmarks (never part of make test)
 #   make install PREFIX=/usr/local
 #
-# Each directory contributes a fragment (DIR/build.mk) that appends to ALL,
-# TESTS and the install rules below.
+# Each directory contributes a fragment (DIR/build.mk) that appends to ALL
+# and TESTS and adds its install-* rule as a prerequisite of `install`.
 
 PREFIX ?= /usr/local
 BUILD  := build
@@ -21,9 +21,9 @@ LDFLAGS += $(SAN_FLAGS)
 
 ALL :=
 TESTS :=
-INSTALL_STEPS :=
 
 .PHONY: all test bench install clean
+install:
 .DEFAULT_GOAL := all
 
 include usdt/build.mk
@@ -47,3 +47,4 @@ $(BUILD):
 clean:
 	rm -rf $(BUILD)
 include bench/build.mk
+include tests/fuzz/build.mk

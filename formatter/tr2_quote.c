@@ -3,40 +3,10 @@
 #include "tr2_buf.h"
 #include "tr2_quote.h"
 
-static const char hex[] = "0123456789abcdef";
-
-static int needs_escape(unsigned char c)
-{
-	return c < 0x20 && c != '\t';
-}
-
-/* Appends s[0..n) escaping control bytes. */
+/* Appends s[0..n) as it is: git writes strings into NORMAL and PERF raw. */
 static void text_add_n(struct tr2_buf *b, const char *s, size_t n)
 {
-	size_t i = 0;
-
-	while (i < n) {
-		size_t run = i;
-		unsigned char c;
-
-		while (run < n && !needs_escape((unsigned char)s[run]))
-			run++;
-		if (run > i)
-			tr2_buf_put(b, s + i, run - i);
-		if (run == n)
-			break;
-		c = (unsigned char)s[run];
-		if (c == '\n') {
-			tr2_buf_put(b, "\\n", 2);
-		} else if (c == '\r') {
-			tr2_buf_put(b, "\\r", 2);
-		} else {
-			char e[4] = { '\\', 'x', hex[c >> 4], hex[c & 15] };
-
-			tr2_buf_put(b, e, 4);
-		}
-		i = run + 1;
-	}
+	tr2_buf_put(b, s, n);
 }
 
 void tr2_text_add(struct tr2_buf *b, const char *s)

@@ -11,8 +11,8 @@
  * file part is left out when the event has no file, and the whole prefix in
  * the BRIEF variant.  NORMAL ignores thread, region and data events (and
  * too_many_files), as git does.  Elapsed times are always written (0 when
- * the producer did not know them).  Strings go through tr2_text_add (control
- * bytes escaped, see tr2_quote.h).
+ * the producer did not know them).  Strings go through tr2_text_add (written as they are,
+ * as git does; see tr2_quote.h).
  */
 #include <string.h>
 #include "tr2_buf.h"

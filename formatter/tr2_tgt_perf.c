@@ -25,7 +25,7 @@
  *                 region_leave, data, data_json, when ev->has_t_rel
  *   <category>    cut or padded to 12 bytes; def_param puts "scope:<scope>" here
  *   <dots>        2 * (nesting - 1) dots when nesting > 0, on every line
- * Strings go through tr2_text_add (control bytes escaped, see tr2_quote.h).
+ * Strings go through tr2_text_add (written as they are, as git does; see tr2_quote.h).
  */
 #include <string.h>
 #include "tr2_buf.h"

@@ -13,7 +13,6 @@ USDT_OBJS := $(USDT_SRCS:usdt/%.c=$(BUILD)/usdt/%.o)
 USDT_CFLAGS := -fPIC -fvisibility=hidden -MMD -MP
 
 ALL += $(BUILD)/libtr2.a $(BUILD)/libtr2.so $(BUILD)/tr2.pc
-INSTALL_STEPS += install-usdt
 
 $(BUILD)/usdt/%.o: usdt/%.c usdt/build.mk
 	@mkdir -p $(@D)

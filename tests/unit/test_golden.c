@@ -569,9 +569,9 @@ static void test_error_multiline(void **state)
 	EVENT(ev, "2026-11-21T20:26:08.018725Z",
 	      "{\"event\":\"error\",\"sid\":\"20261121T202608.018306Z-H0a7c9cdf-P00000ef3\",\"thread\":\"main\",\"time\":\"2026-11-21T20:26:08.018725Z\",\"file\":\"usage.c\",\"line\":60,\"msg\":\"ambiguous argument 'nosuch': unknown revision or path not in the working tree.\\nUse '--' to separate paths from revisions, like this:\\n'git <command> [<revision>...] -- [<file>...]'\",\"fmt\":\"ambiguous argument '%s': unknown revision or path not in the working tree.\\nUse '--' to separate paths from revisions, like this:\\n'git <command> [<revision>...] -- [<file>...]'\"}\n");
 	NORMAL(ev, "20:26:08.018700",
-	       "20:26:08.018700 usage.c:60                        error ambiguous argument 'nosuch': unknown revision or path not in the working tree.\\nUse '--' to separate paths from revisions, like this:\\n'git <command> [<revision>...] -- [<file>...]'\n");
+	       "20:26:08.018700 usage.c:60                        error ambiguous argument 'nosuch': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'\n");
 	PERF(ev, "20:26:08.018700",
-	     "20:26:08.018700 usage.c:60                   | d0 | main                     | error        |     |           |           |              | ambiguous argument 'nosuch': unknown revision or path not in the working tree.\\nUse '--' to separate paths from revisions, like this:\\n'git <command> [<revision>...] -- [<file>...]'\n");
+	     "20:26:08.018700 usage.c:60                   | d0 | main                     | error        |     |           |           |              | ambiguous argument 'nosuch': unknown revision or path not in the working tree.\nUse '--' to separate paths from revisions, like this:\n'git <command> [<revision>...] -- [<file>...]'\n");
 }
 
 /* git-shell -c "git-upload-pack '/tmp/o/r'" with no git on PATH: exec fails */

@@ -174,8 +174,8 @@ static void test_event_lines_stay_json(void **state)
 	ev.value = "{\n  \"ok\": [1, 2]\n}";
 	EVENT_BRIEF(ev, "2026-11-21T00:00:00.000000Z",
 		    "{\"event\":\"data_json\",\"sid\":\"" SID "\",\"thread\":\"main\",\"nesting\":1,\"category\":\"c\",\"key\":\"k\",\"value\":{\"ok\": [1, 2]}}\n");
-	/* PERF writes the text as it is, line breaks escaped */
-	PERF_BRIEF(ev, "d0 | main                     | data_json    |     |           |           | c            | k:{\\n  \"ok\": [1, 2]\\n}\n");
+	/* PERF writes the text as it is, line breaks included, as git does */
+	PERF_BRIEF(ev, "d0 | main                     | data_json    |     |           |           | c            | k:{\n  \"ok\": [1, 2]\n}\n");
 }
 
 int main(void)

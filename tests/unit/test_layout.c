@@ -167,9 +167,9 @@ static void test_time_columns(void **state)
 }
 
 /*
- * Control bytes other than tab never start a new line in NORMAL and PERF:
- * LF and CR as \n and \r, the others as \xHH; tab, DEL and bytes >= 0x80 as
- * they are.  In argv they also make git quote the argument.
+ * Control bytes are written as they are in NORMAL and PERF, as git writes
+ * them (a newline continues the event on the next line); in argv they make
+ * git quote the argument.  Padding counts bytes.
  */
 static void test_control_bytes(void **state)
 {
@@ -177,21 +177,21 @@ static void test_control_bytes(void **state)
 	struct tr2_ev ev = ev_new(TR2_EV_START, SID, "common-main.c", 51);
 
 	ev.argv = argv;
-	NORMAL_BRIEF(ev, "start git commit -m 'a\\nb' 't\tab' '\\x1b[31m'\n");
-	PERF_BRIEF(ev, "d0 | main                     | start        |     |           |           |              | git commit -m 'a\\nb' 't\tab' '\\x1b[31m'\n");
+	NORMAL_BRIEF(ev, "start git commit -m 'a\nb' 't\tab' '\x1b[31m'\n");
+	PERF_BRIEF(ev, "d0 | main                     | start        |     |           |           |              | git commit -m 'a\nb' 't\tab' '\x1b[31m'\n");
 
 	ev = ev_new(TR2_EV_PRINTF, SID, "a.c", 1);
 	ev.msg = "cr\r lf\n nul-less \x01\x7f caf\xc3\xa9 \xff";
-	NORMAL_BRIEF(ev, "cr\\r lf\\n nul-less \\x01\x7f caf\xc3\xa9 \xff\n");
-	PERF_BRIEF(ev, "d0 | main                     | printf       |     |           |           |              | cr\\r lf\\n nul-less \\x01\x7f caf\xc3\xa9 \xff\n");
+	NORMAL_BRIEF(ev, "cr\r lf\n nul-less \x01\x7f caf\xc3\xa9 \xff\n");
+	PERF_BRIEF(ev, "d0 | main                     | printf       |     |           |           |              | cr\r lf\n nul-less \x01\x7f caf\xc3\xa9 \xff\n");
 
 	/* in the padded columns too */
 	ev = cmd_mode("new\nline.c", 7);
 	ev.thread = "th01:x\ny";
 	PERF(ev, "00:00:00.000000",
-	     "00:00:00.000000 new\\nline.c:7                | d0 | th01:x\\ny                | cmd_mode     |     |           |           |              | m\n");
+	     "00:00:00.000000 new\nline.c:7                 | d0 | th01:x\ny                 | cmd_mode     |     |           |           |              | m\n");
 	NORMAL(ev, "00:00:00.000000",
-	       "00:00:00.000000 new\\nline.c:7                     cmd_mode m\n");
+	       "00:00:00.000000 new\nline.c:7                      cmd_mode m\n");
 }
 
 /* git's sq_quote_buf_pretty: bare when only [A-Za-z0-9+,-./:=@_^], '' for "" */

@@ -1,0 +1,235 @@
+/* tr2_fmt_main.c: tr2-fmt, the converter from Trace2 EVENT lines to any of
+ * git's three Trace2 formats (docs: ../shared/trace2-api.md §4, --help). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tr2_dst.h"
+#include "tr2_read_event.h"
+#include "tr2_tgt.h"
+
+/* Exit statuses. */
+#define EXIT_MALFORMED 1   /* some lines were reported and skipped */
+#define EXIT_TROUBLE 2     /* usage error, unreadable FILE, or output failure */
+
+static const char usage_text[] =
+"Usage: tr2-fmt [--normal|--perf|--event] [--brief] [--event-nesting=N] [FILE...]\n"
+"\n"
+"Converts Trace2 EVENT-format lines, as git writes them to GIT_TRACE2_EVENT or\n"
+"tr2-bpf writes them with --event, into one of git's three Trace2 formats, laid\n"
+"out byte for byte as git itself writes that format.\n"
+"\n"
+"Reads each FILE in turn as one stream (a process's lines may continue in the\n"
+"next FILE); with no FILE, or where FILE is -, reads standard input.  The lines\n"
+"of several processes (a git command and the git children it runs) may be\n"
+"interleaved: state is kept per process (\"sid\") and per thread.\n"
+"\n"
+"Options:\n"
+"  --normal           git's NORMAL format, as GIT_TRACE2 writes it\n"
+"  --perf             git's PERF format, as GIT_TRACE2_PERF writes it; the default\n"
+"  --event            git's EVENT format, as GIT_TRACE2_EVENT writes it; git's\n"
+"                     own lines come out unchanged\n"
+"  --brief            the BRIEF variant (GIT_TRACE2_BRIEF, GIT_TRACE2_PERF_BRIEF,\n"
+"                     GIT_TRACE2_EVENT_BRIEF): NORMAL and PERF lose the time and\n"
+"                     file:line columns, EVENT keeps \"time\" only on version and\n"
+"                     atexit and drops \"file\" and \"line\"\n"
+"  --event-nesting=N  with --event, leave out region and data events nested\n"
+"                     deeper than N, as GIT_TRACE2_EVENT_NESTING=N does (N >= 1);\n"
+"                     by default nothing is left out, since the writer of the\n"
+"                     input already applied its own limit\n"
+"  -h, --help         show this text and exit\n"
+"\n"
+"Output:\n"
+"  Always standard output, one whole line per event; unlike tr2-bpf, tr2-fmt\n"
+"  takes no DEST (use the shell's redirection).  The one format chosen is\n"
+"  written; run tr2-fmt once per format wanted.\n"
+"\n"
+"Values an EVENT line does not carry:\n"
+"  t_abs    PERF prints it on child, exec, thread and region lines, EVENT\n"
+"           does not.  It is derived from the line's \"time\" and the process's\n"
+"           start instant, estimated from its lines that carry both time and\n"
+"           t_abs (start, data, exit); a line that ends something (region_leave,\n"
+"           child_exit, thread_exit) takes its start's t_abs plus its t_rel\n"
+"           instead when that is smaller.  git stamps each target's time\n"
+"           separately, so the result differs from git's own PERF output by\n"
+"           some microseconds, milliseconds when git was preempted while\n"
+"           writing.  Where neither is known (BRIEF input has no time) the\n"
+"           column is blank.\n"
+"  nesting  PERF indents every line by the thread's open regions; EVENT gives\n"
+"           the depth only on region and data lines, so it is tracked per thread.\n"
+"           It is exact when the input was written with a nesting limit at least\n"
+"           as deep as the regions (GIT_TRACE2_EVENT_NESTING, default 2).\n"
+"  time     A line without \"time\" is formatted as if written at the epoch.\n"
+"\n"
+"Errors:\n"
+"  A line that is not one JSON object, names an unknown event, lacks a key git\n"
+"  always writes for that event, has a value of the wrong type or range, or\n"
+"  holds a raw control character, is reported on standard error as\n"
+"      tr2-fmt: FILE:LINE: REASON\n"
+"  and skipped; the other lines are still converted.  Standard input is named\n"
+"  <stdin>.  Keys tr2-fmt does not know are ignored.  Invalid UTF-8 inside\n"
+"  strings is accepted, since git writes it for non-UTF-8 arguments and paths.\n"
+"\n"
+"Exit status:\n"
+"  0  every line was converted\n"
+"  1  some lines were malformed and skipped\n"
+"  2  usage error, a FILE could not be read, or the output could not be written\n"
+"\n"
+"Examples:\n"
+"  GIT_TRACE2_EVENT=/tmp/ev.json git fetch && tr2-fmt /tmp/ev.json\n"
+"      the PERF view of a fetch and the git processes it ran\n"
+"  tr2-fmt --normal --brief < /tmp/ev.json\n"
+"      the NORMAL view without times or source locations\n"
+"  tr2-bpf --event -- ./app | tr2-fmt --perf\n"
+"      trace a program live, keep only the PERF view\n"
+"  tr2-fmt --event --event-nesting=2 deep.json > shallow.json\n"
+"      drop the regions git would not have written by default\n";
+
+enum { OPT_NORMAL = 256, OPT_PERF, OPT_EVENT, OPT_BRIEF, OPT_NESTING };
+
+static const struct option long_options[] = {
+	{ "normal", no_argument, NULL, OPT_NORMAL },
+	{ "perf", no_argument, NULL, OPT_PERF },
+	{ "event", no_argument, NULL, OPT_EVENT },
+	{ "brief", no_argument, NULL, OPT_BRIEF },
+	{ "event-nesting", required_argument, NULL, OPT_NESTING },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tr2-fmt: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'tr2-fmt --help' for more information.\n");
+	return EXIT_TROUBLE;
+}
+
+/* convert()'s result bit for a failed output: nothing more can be written. */
+#define OUTPUT_FAILED 4
+
+static int output_failed(int status)
+{
+	return status & OUTPUT_FAILED;
+}
+
+/*
+ * Converts one open stream.  Returns a set of bits: EXIT_MALFORMED when a line
+ * was reported, EXIT_TROUBLE when reading failed, EXIT_TROUBLE|OUTPUT_FAILED
+ * when the output failed (its destination has reported why).
+ */
+static int convert(FILE *in, const char *name, struct tr2_reader *rd, struct tr2_target *t,
+		   char **line, size_t *cap)
+{
+	unsigned long lineno = 0;
+	int status = 0;
+	ssize_t n;
+	struct tr2_ev ev;
+
+	while ((n = getline(line, cap, in)) > 0) {
+		int rc;
+
+		lineno++;
+		if ((*line)[n - 1] == '\n')
+			n--;
+		rc = tr2_reader_parse(rd, *line, (size_t)n, &ev);
+		if (rc < 0) {
+			fprintf(stderr, "tr2-fmt: %s:%lu: %s\n", name, lineno, tr2_reader_error(rd));
+			status = EXIT_MALFORMED;
+		} else if (tr2_target_emit(t, &ev)) {
+			return status | EXIT_TROUBLE | OUTPUT_FAILED;
+		}
+	}
+	if (ferror(in)) {
+		fprintf(stderr, "tr2-fmt: failed to read '%s': %s\n", name, strerror(errno));
+		return status | EXIT_TROUBLE;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const struct tr2_tgt *tgt = NULL;
+	struct tr2_target t = { 0 };
+	struct tr2_reader *rd;
+	char err[256], *line = NULL;   /* the input line, grown by getline() */
+	size_t cap = 0;
+	int c, status = 0;
+
+	t.opts.event_nesting = INT_MAX;
+	opterr = 0;   /* messages below name the program "tr2-fmt", not argv[0] */
+	while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
+		const struct tr2_tgt *want = NULL;
+		char *end;
+		long n;
+
+		switch (c) {
+		case OPT_NORMAL: want = &tr2_tgt_normal; break;
+		case OPT_PERF: want = &tr2_tgt_perf; break;
+		case OPT_EVENT: want = &tr2_tgt_event; break;
+		case OPT_BRIEF: t.opts.brief = 1; break;
+		case OPT_NESTING:
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < 1 || n > INT_MAX)
+				return usage_error("--event-nesting wants an integer >= 1, not '%s'", optarg);
+			t.opts.event_nesting = (int)n;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return fflush(stdout) ? EXIT_TROUBLE : 0;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+		if (want && tgt && want != tgt)
+			return usage_error("choose one of --normal, --perf and --event");
+		if (want)
+			tgt = want;
+	}
+	t.tgt = tgt ? tgt : &tr2_tgt_perf;
+
+	t.dst = tr2_dst_open(NULL, err, sizeof(err));
+	if (!t.dst) {
+		fprintf(stderr, "tr2-fmt: %s\n", err);
+		return EXIT_TROUBLE;
+	}
+	rd = tr2_reader_new();
+
+	if (optind == argc)
+		status = convert(stdin, "<stdin>", rd, &t, &line, &cap);
+	for (int i = optind; i < argc && !output_failed(status); i++) {
+		const char *path = argv[i];
+		FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+		int rc;
+
+		if (!in) {
+			/* like cat(1): report it, go on with the other files */
+			fprintf(stderr, "tr2-fmt: failed to open '%s': %s\n", path, strerror(errno));
+			status |= EXIT_TROUBLE;
+			continue;
+		}
+		rc = convert(in, in == stdin ? "<stdin>" : path, rd, &t, &line, &cap);
+		status |= rc;
+		if (in != stdin)
+			fclose(in);
+	}
+
+	free(line);
+	tr2_reader_free(rd);
+	tr2_dst_close(t.dst);
+	tr2_buf_free(&t.buf);
+	/* exit status 2 outranks 1 */
+	return status & EXIT_TROUBLE ? EXIT_TROUBLE : status & EXIT_MALFORMED;
+}
