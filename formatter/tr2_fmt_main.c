@@ -17,7 +17,8 @@
 #define EXIT_TROUBLE 2     /* usage error, unreadable FILE, or output failure */
 
 static const char usage_text[] =
-"Usage: tr2-fmt [--normal|--perf|--event] [--brief] [--event-nesting=N] [FILE...]\n"
+"Usage: tr2-fmt [--normal[=DEST]|--perf[=DEST]|--event[=DEST]] [--brief]\n"
+"               [--event-nesting=N] [--max-files=N] [FILE...]\n"
 "\n"
 "Converts Trace2 EVENT-format lines, as git writes them to GIT_TRACE2_EVENT or\n"
 "tr2-bpf writes them with --event, into one of git's three Trace2 formats, laid\n"
@@ -29,9 +30,9 @@ static const char usage_text[] =
 "interleaved: state is kept per process (\"sid\") and per thread.\n"
 "\n"
 "Options:\n"
-"  --normal           git's NORMAL format, as GIT_TRACE2 writes it\n"
-"  --perf             git's PERF format, as GIT_TRACE2_PERF writes it; the default\n"
-"  --event            git's EVENT format, as GIT_TRACE2_EVENT writes it; git's\n"
+"  --normal[=DEST]    git's NORMAL format, as GIT_TRACE2 writes it\n"
+"  --perf[=DEST]      git's PERF format, as GIT_TRACE2_PERF writes it; the default\n"
+"  --event[=DEST]     git's EVENT format, as GIT_TRACE2_EVENT writes it; git's\n"
 "                     own lines come out unchanged\n"
 "  --brief            the BRIEF variant (GIT_TRACE2_BRIEF, GIT_TRACE2_PERF_BRIEF,\n"
 "                     GIT_TRACE2_EVENT_BRIEF): NORMAL and PERF lose the time and\n"
@@ -44,9 +45,14 @@ static const char usage_text[] =
 "  -h, --help         show this text and exit\n"
 "\n"
 "Output:\n"
-"  Always standard output, one whole line per event; unlike tr2-bpf, tr2-fmt\n"
-"  takes no DEST (use the shell's redirection).  The one format chosen is\n"
+"  One whole line per event, to standard output, or to DEST, a Trace2 target\n"
+"  value as for tr2-bpf: a file descriptor 2-9; an absolute path (appended to);\n"
+"  an existing directory (one file per process, named after the last part of\n"
+"  its sid); af_unix:[stream:|dgram:]/absolute/path.  The one format chosen is\n"
 "  written; run tr2-fmt once per format wanted.\n"
+"  --max-files=N      a directory DEST holds at most N files, then git's\n"
+"                     git-trace2-discard sentinel (as trace2.maxFiles; default 0,\n"
+"                     no limit)\n"
 "\n"
 "Values an EVENT line does not carry:\n"
 "  t_abs    PERF prints it on child, exec, thread and region lines, EVENT\n"
@@ -89,12 +95,13 @@ static const char usage_text[] =
 "  tr2-fmt --event --event-nesting=2 deep.json > shallow.json\n"
 "      drop the regions git would not have written by default\n";
 
-enum { OPT_NORMAL = 256, OPT_PERF, OPT_EVENT, OPT_BRIEF, OPT_NESTING };
+enum { OPT_NORMAL = 256, OPT_PERF, OPT_EVENT, OPT_BRIEF, OPT_NESTING, OPT_MAX_FILES };
 
 static const struct option long_options[] = {
-	{ "normal", no_argument, NULL, OPT_NORMAL },
-	{ "perf", no_argument, NULL, OPT_PERF },
-	{ "event", no_argument, NULL, OPT_EVENT },
+	{ "normal", optional_argument, NULL, OPT_NORMAL },
+	{ "perf", optional_argument, NULL, OPT_PERF },
+	{ "event", optional_argument, NULL, OPT_EVENT },
+	{ "max-files", required_argument, NULL, OPT_MAX_FILES },
 	{ "brief", no_argument, NULL, OPT_BRIEF },
 	{ "event-nesting", required_argument, NULL, OPT_NESTING },
 	{ "help", no_argument, NULL, 'h' },
@@ -164,7 +171,8 @@ int main(int argc, char **argv)
 	struct tr2_reader *rd;
 	char err[256], *line = NULL;   /* the input line, grown by getline() */
 	size_t cap = 0;
-	int c, status = 0;
+	const char *dest = NULL;        /* NULL: standard output */
+	int c, status = 0, max_files = 0;
 
 	t.opts.event_nesting = INT_MAX;
 	opterr = 0;   /* messages below name the program "tr2-fmt", not argv[0] */
@@ -174,9 +182,16 @@ int main(int argc, char **argv)
 		long n;
 
 		switch (c) {
-		case OPT_NORMAL: want = &tr2_tgt_normal; break;
-		case OPT_PERF: want = &tr2_tgt_perf; break;
-		case OPT_EVENT: want = &tr2_tgt_event; break;
+		case OPT_NORMAL: want = &tr2_tgt_normal; dest = optarg; break;
+		case OPT_PERF: want = &tr2_tgt_perf; dest = optarg; break;
+		case OPT_EVENT: want = &tr2_tgt_event; dest = optarg; break;
+		case OPT_MAX_FILES:
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < 0 || n > 1000000)
+				return usage_error("--max-files wants a number of files, not '%s'", optarg);
+			max_files = (int)n;
+			break;
 		case OPT_BRIEF: t.opts.brief = 1; break;
 		case OPT_NESTING:
 			errno = 0;
@@ -200,11 +215,12 @@ int main(int argc, char **argv)
 	}
 	t.tgt = tgt ? tgt : &tr2_tgt_perf;
 
-	t.dst = tr2_dst_open(NULL, err, sizeof(err));
+	t.dst = tr2_dst_open(dest, err, sizeof(err));
 	if (!t.dst) {
 		fprintf(stderr, "tr2-fmt: %s\n", err);
 		return EXIT_TROUBLE;
 	}
+	tr2_dst_set_max_files(t.dst, max_files);
 	rd = tr2_reader_new();
 
 	if (optind == argc)

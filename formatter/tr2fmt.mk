@@ -21,7 +21,7 @@ ALL += $(BUILD)/tr2-fmt
 # allowed: EVENT writes U+FFFD for invalid UTF-8, where git writes the bytes
 # and so invalid JSON.
 test-fmt: $(BUILD)/tr2-fmt
-	@rc=0; tests/fmt/run.sh $(BUILD)/tr2-fmt || rc=1; \
+	@rc=0; tests/fmt/run.sh $(BUILD)/tr2-fmt || rc=1; tests/fmt/dest.sh $(BUILD)/tr2-fmt || rc=1; \
 	GITDIFF_ALLOW=fffd tests/gitdiff/run.sh $(BUILD)/tr2-fmt || rc=1; exit $$rc
 TESTS += test-fmt
 

@@ -115,6 +115,24 @@ expect_eq "directory destination: --max-files and git's sentinel" "<sid> git-tra
 expect_eq "directory destination: too_many_files event in the sentinel" "too_many_files" \
 	"$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[1])["event"])' "$T/dir2/git-trace2-discard")"
 
+# af_unix: a real listening stream socket gets exactly the lines a file gets.
+python3 - "$T/sock" "$T/sock.out" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1]); s.listen(1); s.settimeout(20)
+c, _ = s.accept()
+with open(sys.argv[2], "wb") as f:
+    while b := c.recv(65536):
+        f.write(b)
+PY
+for _ in $(seq 100); do [ -S "$T/sock" ] && break; sleep 0.05; done
+$BPF --event="af_unix:stream:$T/sock" -- $P/tr2_shared 2>/dev/null
+wait $!
+masked event "$T/sock.out" | grep -v '"thread":"th' > "$T/sock.m"
+$BPF --event="$T/sock.file" -- $P/tr2_shared 2>/dev/null
+masked event "$T/sock.file" | grep -v '"thread":"th' > "$T/sockf.m"
+same "af_unix:stream: destination" "$T/sockf.m" "$T/sock.m"
+
 # --- the bundled example ------------------------------------------------
 mkdir -p "$T/tree/a/b" "$T/tree/c"
 for i in 1 2 3; do echo "file $i" > "$T/tree/a/f$i"; done

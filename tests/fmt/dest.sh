@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Every Trace2 target value of seeds/000 "Enabling a Target", for tr2-fmt:
+# a file descriptor, an absolute path (appended to), a directory (one file
+# per process, named after the last part of its sid; git's file limit and
+# sentinel), af_unix stream and dgram sockets, each compared whole with what
+# the same run writes to standard output.
+#
+#   tests/fmt/dest.sh [TR2FMT]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+fmt=$(realpath "${1:-build/tr2-fmt}")
+in=tests/fmt/cases/dest/git-alias.event   # a git alias run: two processes
+T=$(mktemp -d /tmp/tr2-dest.XXXXXX)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+pass=0 fail=0
+check() { if cmp -s "$2" "$3"; then pass=$((pass + 1)); echo "ok   $1"; else fail=$((fail + 1)); echo "FAIL $1"; diff "$2" "$3" | head -5; fi; }
+
+"$fmt" --perf "$in" > "$T/want.perf"
+"$fmt" --event "$in" > "$T/want.event"
+
+"$fmt" --perf=3 "$in" 3> "$T/fd3"
+check "fd 3" "$T/want.perf" "$T/fd3"
+
+"$fmt" --perf="$T/file" "$in"
+"$fmt" --perf="$T/file" "$in"
+cat "$T/want.perf" "$T/want.perf" > "$T/want2"
+check "absolute path, appended to" "$T/want2" "$T/file"
+
+mkdir "$T/dir"
+"$fmt" --event="$T/dir" "$in"
+for sid in $(python3 -c 'import json,sys
+seen=[]
+for l in open(sys.argv[1]):
+    s=json.loads(l)["sid"]
+    if s not in seen: seen.append(s)
+print(" ".join(seen))' "$in"); do
+	grep -F "\"sid\":\"$sid\"" "$T/want.event" > "$T/want.one"
+	check "directory: file ${sid##*/}" "$T/want.one" "$T/dir/${sid##*/}"
+done
+
+mkdir "$T/full"
+"$fmt" --event="$T/full" --max-files=3 "$in"
+check "directory at --max-files: git's sentinel" <(echo "$(ls "$T/full" | wc -l) $(ls "$T/full" | grep -c git-trace2-discard)") <(echo "2 1")
+
+# A listener that writes what it receives to a file; stream or dgram.
+listen() { # KIND PATH OUT
+	python3 - "$@" <<'PY' &
+import os, socket, sys
+kind, path, out = sys.argv[1:]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM if kind == "stream" else socket.SOCK_DGRAM)
+s.bind(path)
+s.settimeout(10)
+with open(out, "wb") as f:
+    if kind == "stream":
+        s.listen(1)
+        open(out + ".ready", "w").close()
+        c, _ = s.accept()
+        while True:
+            b = c.recv(65536)
+            if not b:
+                break
+            f.write(b)
+    else:
+        open(out + ".ready", "w").close()
+        try:
+            while True:
+                f.write(s.recv(65536))
+                f.flush()
+        except socket.timeout:
+            pass
+PY
+	for _ in $(seq 100); do [ -e "$3.ready" ] && return; sleep 0.05; done
+}
+listen stream "$T/sock-s" "$T/stream.out"
+"$fmt" --perf="af_unix:stream:$T/sock-s" "$in"
+wait %1 2>/dev/null
+check "af_unix:stream:" "$T/want.perf" "$T/stream.out"
+
+listen dgram "$T/sock-d" "$T/dgram.out"
+"$fmt" --perf="af_unix:dgram:$T/sock-d" "$in"
+for _ in $(seq 100); do cmp -s "$T/want.perf" "$T/dgram.out" && break; sleep 0.05; done
+check "af_unix:dgram:" "$T/want.perf" "$T/dgram.out"
+kill %2 2>/dev/null
+
+"$fmt" --perf=af_unix:/nonexistent/sock "$in" 2> "$T/err"
+check "af_unix: no listener: one line, status 2" <(echo "2 1") <(echo "$? $(wc -l < "$T/err")")
+
+echo "dest: $pass passed, $fail failed"
+[ $fail = 0 ]
