@@ -66,6 +66,27 @@ struct {
 	__type(value, struct thread_state);
 } threads SEC(".maps");
 
+/* Timer and counter sums per (process, thread, metric); see tr2_record.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct tr2_metric_key);
+	__type(value, struct tr2_metric_val);
+} metrics SEC(".maps");
+
+/* Metrics whose definition record was sent, per process. */
+struct metric_def_key {
+	__u32 pid;
+	__u32 pad;
+	__u64 id;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct metric_def_key);
+	__type(value, __u8);
+} metric_defs SEC(".maps");
+
 /* Where a record is built before it is copied into the ring buffer, so that
  * each record takes exactly its own size there. */
 #define SCRATCH_ROOM 16384u   /* strings start below this offset */
@@ -496,35 +517,93 @@ int BPF_USDT(probe_data_json, struct trace2_tls *tls, const char *file, int line
 	return END(r);
 }
 
-/* timer_start, timer_stop: id, category, name, per_thread. */
-#define PROBE_TIMER(name, KIND)							\
-SEC("usdt")									\
-int BPF_USDT(probe_##name, struct trace2_tls *tls, const char *file, int line, long id,	\
-	     const char *category, const char *tname, int per_thread)		\
-{										\
-	struct tr2_rec *r = begin(KIND, tls, file, line);			\
-	if (!r) return 0;							\
-	r->num[0] = id;								\
-	r->num[1] = per_thread;							\
-	add_str(r, category);							\
-	add_str(r, tname);							\
-	return END(r);								\
+/* The first use of a metric in a process sends its definition (names). */
+static __always_inline void define_metric(__u8 kind, const struct trace2_tls *tls, const char *file,
+					  int line, long id, const char *category, const char *name,
+					  int per_thread)
+{
+	struct metric_def_key dk = { .pid = bpf_get_current_pid_tgid() >> 32, .id = id };
+	struct tr2_rec *r;
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&metric_defs, &dk))
+		return;
+	r = begin(kind, tls, file, line);
+	if (!r)
+		return;
+	r->num[0] = id;
+	r->num[1] = per_thread;
+	add_str(r, category);
+	add_str(r, name);
+	if (END(r) == 0)
+		bpf_map_update_elem(&metric_defs, &dk, &one, BPF_ANY);
 }
-PROBE_TIMER(timer_start, TR2_REC_TIMER_START)
-PROBE_TIMER(timer_stop, TR2_REC_TIMER_STOP)
+
+/* The calling thread's sums for metric id, created on first use; NULL when
+ * the process is not traced. */
+static __always_inline struct tr2_metric_val *metric_of(long id, int create)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	struct tr2_metric_key k = { .pid = pt >> 32, .tid = (__u32)pt, .id = id };
+	struct tr2_metric_val zero = {}, *v;
+
+	if (follow && !bpf_map_lookup_elem(&traced, &k.pid))
+		return 0;
+	v = bpf_map_lookup_elem(&metrics, &k);
+	if (v || !create)
+		return v;
+	bpf_map_update_elem(&metrics, &k, &zero, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(&metrics, &k);
+	if (!v)
+		count_lost(k.pid);
+	return v;
+}
+
+SEC("usdt")
+int BPF_USDT(probe_timer_start, struct trace2_tls *tls, const char *file, int line, long id,
+	     const char *category, const char *name, int per_thread)
+{
+	struct tr2_metric_val *v = metric_of(id, 1);
+
+	if (!v)
+		return 0;
+	define_metric(TR2_REC_TIMER_START, tls, file, line, id, category, name, per_thread);
+	if (v->recursion++ == 0)   /* git ignores recursive starts */
+		v->start_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(probe_timer_stop, struct trace2_tls *tls, const char *file, int line, long id)
+{
+	struct tr2_metric_val *v = metric_of(id, 0);
+	__u64 len;
+
+	/* A stop whose start came before the attach is not counted. */
+	if (!v || v->recursion == 0 || --v->recursion)
+		return 0;
+	len = bpf_ktime_get_ns() - v->start_ns;
+	if (!v->intervals || len < v->min_ns)
+		v->min_ns = len;
+	if (len > v->max_ns)
+		v->max_ns = len;
+	v->total_ns += len;
+	v->intervals++;
+	return 0;
+}
 
 SEC("usdt")
 int BPF_USDT(probe_counter_add, struct trace2_tls *tls, const char *file, int line, long id,
-	     const char *category, const char *cname, int per_thread, long long value)
+	     const char *category, const char *name, int per_thread, long long value)
 {
-	struct tr2_rec *r = begin(TR2_REC_COUNTER_ADD, tls, file, line);
-	if (!r) return 0;
-	r->num[0] = id;
-	r->num[1] = per_thread;
-	r->num[2] = value;
-	add_str(r, category);
-	add_str(r, cname);
-	return END(r);
+	struct tr2_metric_val *v = metric_of(id, 1);
+
+	if (!v)
+		return 0;
+	define_metric(TR2_REC_COUNTER_ADD, tls, file, line, id, category, name, per_thread);
+	v->is_counter = 1;
+	v->count += value;
+	return 0;
 }
 
 /* Follow mode: a traced process forked a process. */

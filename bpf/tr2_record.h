@@ -44,9 +44,9 @@ enum tr2_rec_kind {
 	TR2_REC_DATA,
 	TR2_REC_DATA_JSON,
 	TR2_REC_PRINTF,
-	TR2_REC_TIMER_START,
-	TR2_REC_TIMER_STOP,
-	TR2_REC_COUNTER_ADD,
+	TR2_REC_TIMER_START,        /* first use of a timer in a process: its definition */
+	TR2_REC_TIMER_STOP,         /* never sent: stops are summed in BPF */
+	TR2_REC_COUNTER_ADD,        /* first use of a counter in a process: its definition */
 	TR2_REC__PROBES,            /* kinds below are made by the tracer, not by a probe */
 	/* First record of each thread seen: who it is.  num: ppid, proc_start_ns,
 	 * thread_start_ns (CLOCK_MONOTONIC, kernel task_struct start_time);
@@ -94,5 +94,28 @@ struct tr2_rec {
 };
 
 #define TR2_REGION_MAX 32       /* region start times kept per thread */
+
+/*
+ * Timers and counters are summed on the eBPF side, per thread, in the hash
+ * map "metrics": timer_start, timer_stop and counter_add send no record.
+ * Only a metric's first use in a process sends one (TR2_REC_TIMER_START or
+ * TR2_REC_COUNTER_ADD: num[0] id, num[1] per_thread; strings: file, category,
+ * name), so that tr2-bpf learns its names.  tr2-bpf reads and deletes a
+ * thread's entries when that thread's thread_exit or atexit record arrives.
+ */
+struct tr2_metric_key {
+	__u32 pid;
+	__u32 tid;
+	__u64 id;          /* address of the TRACE2_DEFINE_TIMER/_COUNTER definition */
+};
+
+struct tr2_metric_val {
+	__u32 recursion;   /* timer: starts not yet stopped (git's recursion_count) */
+	__u32 is_counter;
+	__u64 start_ns;    /* timer: start of the open interval */
+	__u64 intervals;   /* timer: closed intervals */
+	__u64 total_ns, min_ns, max_ns;
+	__s64 count;       /* counter: sum of the values added */
+};
 
 #endif

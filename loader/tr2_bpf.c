@@ -161,6 +161,33 @@ static void attach_and_continue(struct tracer *tr, pid_t pid, uint64_t stopped_n
 	tr2_session_resumed(tr->session, pid, stopped_ns, mono_ns());
 }
 
+/* Hands the session the timer and counter sums of thread tid (summed on the
+ * eBPF side) and deletes them: the thread is at its thread_exit or atexit. */
+static void collect_metrics(struct tracer *tr, __u32 pid, __u32 tid)
+{
+	int fd = bpf_map__fd(tr->skel->maps.metrics), n = 0, cap = 0;
+	struct tr2_metric_key key, next, *prev = NULL, *done = NULL;
+	struct tr2_metric_val v;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (key.pid != pid || key.tid != tid || bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		tr2_session_add_metric(tr->session, pid, tid, key.id, &v);
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			done = realloc(done, cap * sizeof(*done));
+			if (!done)
+				abort();
+		}
+		done[n++] = key;
+	}
+	for (int i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &done[i]);
+	free(done);
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct tracer *tr = ctx;
@@ -172,6 +199,8 @@ static int on_record(void *ctx, void *data, size_t size)
 			fprintf(stderr, "tr2-bpf: dropped a record: %s\n", why);
 		return 0;
 	}
+	if (tr->dec.hdr.kind == TR2_REC_THREAD_EXIT || tr->dec.hdr.kind == TR2_REC_ATEXIT)
+		collect_metrics(tr, tr->dec.hdr.pid, tr->dec.hdr.tid);
 	tr2_session_record(tr->session, &tr->dec);
 	switch (tr->dec.hdr.kind) {
 	case TR2_REC_FORK:

@@ -29,11 +29,16 @@ struct metric {
 /* One thread's use of a metric (git's per-thread timer_block). */
 struct thread_metric {
 	struct metric *m;
-	int recursion;
-	uint64_t start_ns;
 	uint64_t intervals, total_ns, min_ns, max_ns;
 	int64_t count;
 	struct thread_metric *next;
+};
+
+/* Another id (definition) of a metric with the same names. */
+struct id_alias {
+	long id;
+	struct metric *m;
+	struct id_alias *next;
 };
 
 struct proc;
@@ -62,6 +67,7 @@ struct proc {
 	struct child *children;
 	int nchildren, cap;
 	struct metric *metrics, **metrics_tail;
+	struct id_alias *aliases;
 	struct proc *hnext;
 };
 
@@ -152,6 +158,25 @@ static struct proc *get_proc(struct tr2_session *s, uint32_t pid)
 	p->hnext = s->procs[pid % NBUCKETS];
 	s->procs[pid % NBUCKETS] = p;
 	return p;
+}
+
+static void free_metrics(struct proc *p)
+{
+	while (p->metrics) {
+		struct metric *m = p->metrics->next;
+
+		free(p->metrics->category);
+		free(p->metrics->name);
+		free(p->metrics);
+		p->metrics = m;
+	}
+	p->metrics_tail = &p->metrics;
+	while (p->aliases) {
+		struct id_alias *a = p->aliases->next;
+
+		free(p->aliases);
+		p->aliases = a;
+	}
 }
 
 static void name_thread(struct thread *t, int32_t thread_id, const char *base)
@@ -331,25 +356,51 @@ static void set_t_rel_in_region(struct tr2_ev *ev, const struct thread *t, const
 		set_t_rel(ev, h->ts_ns, h->region_ns);
 }
 
-static struct metric *get_metric(struct proc *p, const struct tr2_decoded *d, int is_counter)
+/* A definition record: the metric's names.  Definitions in two files share
+ * one line when category and name agree, as git's metrics are one per name:
+ * the second id becomes an alias of the first. */
+static void define_metric(struct proc *p, const struct tr2_decoded *d, int is_counter)
 {
+	const char *category = d->str[1] ? d->str[1] : "", *name = d->str[2] ? d->str[2] : "";
 	struct metric *m;
 
 	for (m = p->metrics; m; m = m->next)
 		if (m->id == d->hdr.num[0] && m->is_counter == is_counter)
-			return m;
-	/* Definitions in two files share one line when category and name
-	 * agree, as git's metrics are one per name. */
+			return;
 	for (m = p->metrics; m; m = m->next)
-		if (m->is_counter == is_counter && !strcmp(m->category, d->str[1] ? d->str[1] : "") &&
-		    !strcmp(m->name, d->str[2] ? d->str[2] : ""))
-			return m;
+		if (m->is_counter == is_counter && !strcmp(m->category, category) && !strcmp(m->name, name)) {
+			struct id_alias *a = xcalloc(1, sizeof(*a));
+
+			a->id = d->hdr.num[0];
+			a->m = m;
+			a->next = p->aliases;
+			p->aliases = a;
+			return;
+		}
 	m = xcalloc(1, sizeof(*m));
 	m->id = d->hdr.num[0];
 	m->is_counter = is_counter;
 	m->per_thread = d->hdr.num[1] != 0;
 	m->category = xstrdup(d->str[1]);
 	m->name = xstrdup(d->str[2]);
+	*p->metrics_tail = m;
+	p->metrics_tail = &m->next;
+}
+
+/* A metric whose definition record was lost: named "?" so that its sums
+ * still show. */
+static struct metric *find_metric(struct proc *p, long id, int is_counter)
+{
+	struct metric *m;
+
+	for (m = p->metrics; m; m = m->next)
+		if (m->id == id && m->is_counter == is_counter)
+			return m;
+	m = xcalloc(1, sizeof(*m));
+	m->id = id;
+	m->is_counter = is_counter;
+	m->category = xstrdup("?");
+	m->name = xstrdup("?");
 	*p->metrics_tail = m;
 	p->metrics_tail = &m->next;
 	return m;
@@ -507,15 +558,7 @@ static void on_execve(struct tr2_session *s, const struct tr2_decoded *d)
 		t->start_ns = p->start_ns;
 		free_thread_metrics(t);
 	}
-	while (p->metrics) {
-		struct metric *m = p->metrics->next;
-
-		free(p->metrics->category);
-		free(p->metrics->name);
-		free(p->metrics);
-		p->metrics = m;
-	}
-	p->metrics_tail = &p->metrics;
+	free_metrics(p);
 }
 
 void tr2_session_resumed(struct tr2_session *s, uint32_t pid, uint64_t from_ns, uint64_t to_ns)
@@ -549,6 +592,28 @@ void tr2_session_lost(struct tr2_session *s, uint32_t pid, uint64_t count, uint6
 	ev.value = num;
 	emit(s, &ev);
 	s->events--; /* a marker, not one of the program's events */
+}
+
+void tr2_session_add_metric(struct tr2_session *s, uint32_t pid, uint32_t tid, uint64_t id,
+			    const struct tr2_metric_val *v)
+{
+	struct tr2_rec h = { .pid = pid, .tid = tid };
+	struct thread *t = thread_of(s, &h);
+	struct proc *p = t->proc;
+	struct metric *m = NULL;
+	struct thread_metric *tm;
+
+	/* Definitions in two files with the same names share one metric: the
+	 * definition record of the second id was matched by name to the first. */
+	for (struct id_alias *a = p->aliases; a && !m; a = a->next)
+		if (a->id == (long)id)
+			m = a->m;
+	if (!m)
+		m = find_metric(p, (long)id, v->is_counter != 0);
+	tm = get_thread_metric(t, m);
+	add_interval(&tm->intervals, &tm->total_ns, &tm->min_ns, &tm->max_ns, v->intervals,
+		     v->total_ns, v->min_ns, v->max_ns);
+	tm->count += v->count;
 }
 
 void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
@@ -734,26 +799,9 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 		ev_init(s, &ev, TR2_EV_PRINTF, t, d);
 		ev.msg = d->str[1];
 		break;
-	case TR2_REC_TIMER_START: {
-		struct thread_metric *tm = get_thread_metric(t, get_metric(p, d, 0));
-
-		if (tm->recursion++ == 0)
-			tm->start_ns = h->ts_ns;
-		return;
-	}
-	case TR2_REC_TIMER_STOP: {
-		struct thread_metric *tm = get_thread_metric(t, get_metric(p, d, 0));
-		uint64_t len;
-
-		/* A stop whose start came before the attach is not counted. */
-		if (tm->recursion == 0 || --tm->recursion)
-			return;
-		len = h->ts_ns - tm->start_ns;
-		add_interval(&tm->intervals, &tm->total_ns, &tm->min_ns, &tm->max_ns, 1, len, len, len);
-		return;
-	}
+	case TR2_REC_TIMER_START:    /* definitions: the sums come from BPF */
 	case TR2_REC_COUNTER_ADD:
-		get_thread_metric(t, get_metric(p, d, 1))->count += h->num[2];
+		define_metric(p, d, h->kind == TR2_REC_COUNTER_ADD);
 		return;
 	default:
 		return;
@@ -772,14 +820,7 @@ void tr2_session_free(struct tr2_session *s)
 			struct proc *p = s->procs[i];
 
 			s->procs[i] = p->hnext;
-			while (p->metrics) {
-				struct metric *m = p->metrics->next;
-
-				free(p->metrics->category);
-				free(p->metrics->name);
-				free(p->metrics);
-				p->metrics = m;
-			}
+			free_metrics(p);
 			free(p->sid);
 			free(p->exec_parent_sid);
 			free(p->hierarchy);

@@ -55,6 +55,15 @@ void tr2_session_resumed(struct tr2_session *s, uint32_t pid, uint64_t from_ns, 
  */
 void tr2_session_lost(struct tr2_session *s, uint32_t pid, uint64_t count, uint64_t now_ns);
 
+/*
+ * Thread tid of process pid used metric id (bpf/tr2_record.h): v holds its
+ * sums, read from the eBPF side.  Call before handing over that thread's
+ * thread_exit or atexit record, which emits th_timer/th_counter and the
+ * process totals from them.
+ */
+void tr2_session_add_metric(struct tr2_session *s, uint32_t pid, uint32_t tid, uint64_t id,
+			    const struct tr2_metric_val *v);
+
 /* 1 while at least one target's destination takes lines; 0 once all have
  * failed (a closed pipe, a full disk): nothing more can be written. */
 int tr2_session_writing(const struct tr2_session *s);
