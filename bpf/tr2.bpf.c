@@ -20,6 +20,10 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by tr2-bpf before load. */
 const volatile int follow = 0;  /* only record processes in `traced` (tr2-bpf -- CMD) */
+/* Wake the consumer only once this much is waiting; it also polls on a
+ * timer.  A wakeup per record (irq_work, then a cross-CPU wakeup) nearly
+ * doubled the cost of an event (BENCHMARKS.md). */
+const volatile __u64 wakeup_bytes = 1 << 20;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -90,8 +94,9 @@ struct {
 /* Where a record is built before it is copied into the ring buffer, so that
  * each record takes exactly its own size there. */
 #define SCRATCH_ROOM 16384u   /* strings start below this offset */
+#define SCRATCH_SIZE 32768u   /* a power of 2 above SCRATCH_ROOM + TR2_STR_MAX + 2 */
 struct scratch {
-	char buf[SCRATCH_ROOM + TR2_STR_MAX + 8];
+	char buf[SCRATCH_SIZE];
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -121,11 +126,12 @@ static __always_inline void count_lost(__u32 pid)
 
 static __always_inline int send(struct tr2_rec *rec, __u32 size)
 {
-	/* Keep clang from dropping the bound check that the verifier needs. */
-	asm volatile("" : "+r"(size));
-	if (size > sizeof(struct scratch))
-		return -1;
-	if (bpf_ringbuf_output(&events, rec, size, 0)) {
+	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+		      BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+
+	/* The mask proves size <= sizeof(struct scratch) to the verifier where
+	 * it needs it; records are never that large, so it changes nothing. */
+	if (bpf_ringbuf_output(&events, rec, size & (SCRATCH_SIZE - 1), flags)) {
 		count_lost(rec->pid);
 		return -1;
 	}

@@ -26,7 +26,10 @@
 #include "tr2_tgt.h"
 
 #define DEFAULT_RING_BYTES (4u << 20)
-#define POLL_MS 100
+/* The eBPF side wakes the consumer only when the ring buffer is a quarter
+ * full (bpf/tr2.bpf.c, wakeup_bytes); otherwise records wait for this poll
+ * timer: the latency of live output. */
+#define POLL_MS 20
 
 static const char usage[] =
 "Usage: tr2-bpf [OPTIONS] -p PID\n"
@@ -418,6 +421,7 @@ int main(int argc, char **argv)
 	if (!tr.skel)
 		fail("failed to open the BPF object: %s", strerror(errno));
 	tr.skel->rodata->follow = tr.follow;
+	tr.skel->rodata->wakeup_bytes = ring_bytes / 4;
 	bpf_map__set_max_entries(tr.skel->maps.events, ring_bytes);
 	if (!tr.follow) {
 		bpf_program__set_autoload(tr.skel->progs.on_fork, false);
@@ -503,8 +507,12 @@ int main(int argc, char **argv)
 	}
 
 	for (;;) {
+		/* poll() returns early only when the eBPF side forced a wakeup;
+		 * consume() reads what arrived without one. */
 		int r = ring_buffer__poll(rb, POLL_MS);
 
+		if (r >= 0)
+			r = ring_buffer__consume(rb);
 		if (r < 0 && r != -EINTR) {
 			fprintf(stderr, "tr2-bpf: failed to poll the ring buffer: %s\n", strerror(-r));
 			status = 1;
