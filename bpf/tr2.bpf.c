@@ -118,12 +118,18 @@ static __always_inline void count_lost(__u32 pid)
 	if (n)
 		*n += 1;
 	n = bpf_map_lookup_elem(&lost_by_pid, &pid);
+	if (!n && bpf_map_update_elem(&lost_by_pid, &pid, &one, BPF_NOEXIST) == 0)
+		return;
+	/* Another CPU inserted it first: add to its entry. */
+	if (!n)
+		n = bpf_map_lookup_elem(&lost_by_pid, &pid);
 	if (n)
 		__sync_fetch_and_add(n, 1);
-	else
-		bpf_map_update_elem(&lost_by_pid, &pid, &one, BPF_NOEXIST);
 }
 
+/* Sends a record.  A Trace2 event that does not fit counts as lost; the
+ * tracer's own records (thread info, metric names, fork, exec) do not count,
+ * as they are not events: the caller retries or tr2-bpf copes without. */
 static __always_inline int send(struct tr2_rec *rec, __u32 size)
 {
 	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
@@ -132,7 +138,9 @@ static __always_inline int send(struct tr2_rec *rec, __u32 size)
 	/* The mask proves size <= sizeof(struct scratch) to the verifier where
 	 * it needs it; records are never that large, so it changes nothing. */
 	if (bpf_ringbuf_output(&events, rec, size & (SCRATCH_SIZE - 1), flags)) {
-		count_lost(rec->pid);
+		if (rec->kind < TR2_REC__PROBES && rec->kind != TR2_REC_TIMER_START &&
+		    rec->kind != TR2_REC_COUNTER_ADD)
+			count_lost(rec->pid);
 		return -1;
 	}
 	return 0;
@@ -632,15 +640,16 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* Follow mode: a traced process called exec.  Stop it, as dl_update does,
- * so that tr2-bpf attaches to the new executable before it runs. */
+/* A traced process called exec (either mode: tr2-bpf -p puts its PID in
+ * `traced`).  Stop it, as dl_update does, so that tr2-bpf attaches to the
+ * new executable before it runs. */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 pid = p->tgid;
 	struct tr2_rec *r;
 
-	if (!follow || !bpf_map_lookup_elem(&traced, &pid))
+	if (!bpf_map_lookup_elem(&traced, &pid))
 		return 0;
 	/* A new program: no regions open, announce the thread again. */
 	bpf_task_storage_delete(&threads, p);

@@ -75,6 +75,9 @@ static const char usage[] =
 "not decodable), counted exactly.  Errors are one line on stderr and a non-zero\n"
 "exit status.  Needs root (CAP_BPF and CAP_PERFMON).\n"
 "\n"
+"With -- CMD, a SIGTERM to tr2-bpf is passed on to CMD; Ctrl-C reaches CMD\n"
+"from the terminal.\n"
+"\n"
 "Examples:\n"
 "  sudo tr2-bpf -p 4242                       PERF lines of process 4242, live\n"
 "  sudo tr2-bpf --perf -- ./prog arg          trace ./prog from its start\n"
@@ -84,9 +87,16 @@ static const char usage[] =
 static volatile sig_atomic_t exiting;
 static int verbose;
 
+static pid_t cmd_pid;   /* -- CMD: the child, to which SIGTERM is passed on */
+
 static void on_signal(int sig)
 {
 	exiting = sig;
+	/* Ctrl-C reaches CMD from the terminal; a SIGTERM sent to tr2-bpf alone
+	 * would leave CMD running untraced, so it goes on to CMD, as timeout(1)
+	 * does. */
+	if (sig == SIGTERM && cmd_pid > 0)
+		kill(cmd_pid, SIGTERM);
 }
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -284,6 +294,24 @@ static int gone(pid_t pid)
 	return r > 0;
 }
 
+/* A zombie: exited, not yet reaped by its parent (/proc/PID/stat state Z). */
+static int exited(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');   /* the command name may hold anything */
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 static unsigned parse_size(const char *s)
 {
 	char *end;
@@ -331,7 +359,8 @@ int main(int argc, char **argv)
 	int go[2] = { -1, -1 };
 	char *ld_so = NULL;
 
-	while ((opt = getopt_long(argc, argv, "+p:b:vh", longopts, NULL)) != -1) {
+	opterr = 0;   /* one line of our own instead of getopt's two */
+	while ((opt = getopt_long(argc, argv, "+:p:b:vh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p': {
 			char *end;
@@ -388,15 +417,18 @@ int main(int argc, char **argv)
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
+		case ':':
+			fail("option '%s' needs a value (see --help)", argv[optind - 1]);
 		default:
-			fprintf(stderr, "Try 'tr2-bpf --help' for more information.\n");
-			return 2;
+			fail("unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
 	if ((pid != 0) == (optind < argc))
 		fail(pid ? "give -p PID or -- CMD, not both" : "nothing to trace: give -p PID or -- CMD (see --help)");
 	if (pid && kill(pid, 0) && errno == ESRCH)
 		fail("no such process: %d", (int)pid);
+	if (pid && exited(pid))
+		fail("process %d has exited", (int)pid);
 	if (!nformats) {
 		formats[0].fmt = TR2_FMT_PERF;
 		formats[0].dest = NULL;
@@ -423,10 +455,8 @@ int main(int argc, char **argv)
 	tr.skel->rodata->follow = tr.follow;
 	tr.skel->rodata->wakeup_bytes = ring_bytes / 4;
 	bpf_map__set_max_entries(tr.skel->maps.events, ring_bytes);
-	if (!tr.follow) {
+	if (!tr.follow)
 		bpf_program__set_autoload(tr.skel->progs.on_fork, false);
-		bpf_program__set_autoload(tr.skel->progs.on_exec, false);
-	}
 	multi = tr2_attach_prepare(tr.skel->obj);
 	if (tr2_bpf__load(tr.skel)) {
 		int e = errno;
@@ -459,13 +489,23 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	if (pid) {
-		int n = tr2_attach_process(tr.attach, pid, err, sizeof(err));
+		uint8_t one = 1;
+		int n;
+
+		/* exec of the target: a new session, attached before it runs */
+		if (bpf_map_update_elem(bpf_map__fd(tr.skel->maps.traced), &pid, &one, BPF_ANY) ||
+		    tr2_bpf__attach(tr.skel))
+			fail("failed to attach the exec tracepoint: %s", strerror(errno));
+		n = tr2_attach_process(tr.attach, pid, err, sizeof(err));
 
 		if (n < 0)
 			fail("%s", err);
 		if (n == 0)
 			fail("no trace2 probes in process %d (its executable and shared objects)", (int)pid);
-		if (ld_so && tr2_attach_dl_hook(tr.attach, tr.skel->progs.dl_update, ld_so, err, sizeof(err)))
+		/* A target that has just exited is not worth a warning: the
+		 * summary follows at once. */
+		if (ld_so && tr2_attach_dl_hook(tr.attach, tr.skel->progs.dl_update, ld_so, err, sizeof(err)) &&
+		    kill(pid, 0) == 0 && !exited(pid))
 			fprintf(stderr, "tr2-bpf: %s; objects loaded later are not traced\n", err);
 		fprintf(stderr, "tr2-bpf: tracing process %d: %d probe sites in %d objects; Ctrl-C to stop\n",
 			(int)pid, tr2_attach_sites(tr.attach), tr2_attach_objects(tr.attach));
@@ -497,6 +537,7 @@ int main(int argc, char **argv)
 			_exit(127);
 		}
 		close(go[0]);
+		cmd_pid = child;
 		if (bpf_map_update_elem(bpf_map__fd(tr.skel->maps.traced), &child, &one, BPF_ANY))
 			fail("failed to add process %d to the traced set: %s", (int)child, strerror(errno));
 		if (write(go[1], "g", 1) != 1)

@@ -62,6 +62,7 @@ struct proc {
 	uint64_t start_ns;     /* CLOCK_MONOTONIC; t_abs counts from here */
 	char *sid;             /* NULL until its first event */
 	char *exec_parent_sid; /* after exec: the session before it */
+	char *exec_parent_hierarchy; /* after exec: the cmd_name hierarchy before it */
 	char *hierarchy;       /* last cmd_name's hierarchy */
 	int exit_code;
 	struct child *children;
@@ -296,6 +297,9 @@ static const char *parent_hierarchy(struct tr2_session *s, struct proc *p)
 	struct proc *q;
 	int hops;
 
+	/* exec keeps GIT_TRACE2_PARENT_NAME, as it keeps the parent sid */
+	if (p->exec_parent_sid)
+		return p->exec_parent_hierarchy;
 	for (q = find_proc(s, p->ppid), hops = 0; q && hops < 64; q = find_proc(s, q->ppid), hops++)
 		if (q->sid && q != p && q->hierarchy && !strncmp(p->sid, q->sid, strlen(q->sid)))
 			return q->hierarchy;
@@ -544,6 +548,9 @@ static void on_execve(struct tr2_session *s, const struct tr2_decoded *d)
 		free(p->exec_parent_sid);
 		p->exec_parent_sid = p->sid;
 		p->sid = NULL;
+		free(p->exec_parent_hierarchy);
+		p->exec_parent_hierarchy = p->hierarchy;
+		p->hierarchy = NULL;
 	}
 	p->start_ns = d->hdr.ts_ns;
 	p->nchildren = 0;
@@ -823,6 +830,7 @@ void tr2_session_free(struct tr2_session *s)
 			free_metrics(p);
 			free(p->sid);
 			free(p->exec_parent_sid);
+			free(p->exec_parent_hierarchy);
 			free(p->hierarchy);
 			free(p->children);
 			free(p);

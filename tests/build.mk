@@ -10,11 +10,13 @@ $(BUILD)/tests/test_decode: tests/loader/test_decode.c loader/tr2_decode.c loade
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_decode.c loader/tr2_decode.c $(LDFLAGS) -lcmocka
 
-.PHONY: test-loader test-e2e
+.PHONY: test-loader test-e2e test-reliability
 test-loader: $(LOADER_TESTS)
 	@for t in $(LOADER_TESTS); do $$t || exit 1; done
 
 test-e2e: all
 	tests/e2e/run.sh
 
-TESTS += test-loader test-e2e
+test-reliability: all ; tests/e2e/reliability.sh
+
+TESTS += test-loader test-e2e test-reliability

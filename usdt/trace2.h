@@ -204,6 +204,25 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 }
 #endif
 
+/* While a tracer listens, each string argument's first byte is read before
+ * the probe fires: the eBPF program reads strings without taking page
+ * faults, and a literal that only a probe refers to may sit on a page this
+ * process has not mapped yet (after fork, file pages are mapped lazily).
+ * One load per string, only while enabled. */
+static inline void trace2__touch(const char *s)
+{
+	if (s)
+		__asm__ __volatile__("" : : "r"(*(const volatile char *)s));
+}
+
+static inline void trace2__touch_vec(const void *v)
+{
+	const char *const *p = (const char *const *)v;
+
+	for (; p && *p; p++)
+		trace2__touch(*p);
+}
+
 /* True while a tracer is attached to this module's probe `probe`. */
 #define TRACE2__ON(probe) __builtin_expect(trace2_##probe##_semaphore != 0, 0)
 
@@ -222,7 +241,9 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 #else
 # define TRACE2__PROBE(n, probe, ...) TRACE2__PROBE_(n, probe, __VA_ARGS__)
 #endif
-#define TRACE2__PROBE_(n, probe, ...) STAP_PROBE##n(trace2, probe, __VA_ARGS__)
+#define TRACE2__PROBE_(n, probe, ...) \
+	trace2__touch(__FILE__); \
+	STAP_PROBE##n(trace2, probe, __VA_ARGS__)
 
 /* While enabled, each macro below copies its arguments, left to right, into
  * typed locals (trace2__*) before the probe: each is evaluated once, a wrong
@@ -255,6 +276,7 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 	do { \
 		if (trace2__initialize() && TRACE2__ON(version)) { \
 			const char *trace2__exe = (TRACE2_EXE_VERSION); \
+			trace2__touch(trace2__exe); \
 			TRACE2__PROBE(4, version, TRACE2__FL, trace2__exe); \
 		} \
 	} while (0)
@@ -277,6 +299,7 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 	do { \
 		if (TRACE2__ON(start)) { \
 			const void *trace2__argv = (argv); \
+			trace2__touch_vec(trace2__argv); \
 			TRACE2__PROBE(4, start, TRACE2__FL, trace2__argv); \
 		} \
 	} while (0)
@@ -305,6 +328,7 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 		if (TRACE2__ON(error)) { \
 			const char *trace2__fmt; \
 			const char *trace2__msg = trace2__format(&trace2__fmt, __VA_ARGS__); \
+			trace2__touch(trace2__msg); \
 			TRACE2__PROBE(5, error, TRACE2__FL, trace2__msg, trace2__fmt); \
 		} \
 	} while (0)
@@ -317,6 +341,7 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 	do { \
 		if (TRACE2__ON(cmd_path)) { \
 			const char *trace2__path = (pathname); \
+			trace2__touch(trace2__path); \
 			TRACE2__PROBE(4, cmd_path, TRACE2__FL, trace2__path); \
 		} \
 	} while (0)
@@ -330,6 +355,7 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 	do { \
 		if (TRACE2__ON(cmd_ancestry)) { \
 			const void *trace2__names = (names); \
+			trace2__touch_vec(trace2__names); \
 			TRACE2__PROBE(4, cmd_ancestry, TRACE2__FL, trace2__names); \
 		} \
 	} while (0)
@@ -344,6 +370,7 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 	do { \
 		if (TRACE2__ON(cmd_name)) { \
 			const char *trace2__name = (name); \
+			trace2__touch(trace2__name); \
 			TRACE2__PROBE(4, cmd_name, TRACE2__FL, trace2__name); \
 		} \
 	} while (0)
@@ -357,6 +384,7 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 	do { \
 		if (TRACE2__ON(cmd_mode)) { \
 			const char *trace2__mode = (mode); \
+			trace2__touch(trace2__mode); \
 			TRACE2__PROBE(4, cmd_mode, TRACE2__FL, trace2__mode); \
 		} \
 	} while (0)
@@ -370,6 +398,8 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 		if (TRACE2__ON(alias)) { \
 			const char *trace2__alias = (alias_name); \
 			const void *trace2__argv = (argv); \
+			trace2__touch(trace2__alias); \
+			trace2__touch_vec(trace2__argv); \
 			TRACE2__PROBE(5, alias, TRACE2__FL, trace2__alias, trace2__argv); \
 		} \
 	} while (0)
@@ -394,6 +424,9 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 			const char *trace2__param = (param); \
 			const char *trace2__value = (value); \
 			const char *trace2__scope = (scope); \
+			trace2__touch(trace2__param); \
+			trace2__touch(trace2__value); \
+			trace2__touch(trace2__scope); \
 			TRACE2__PROBE(6, def_param, TRACE2__FL, trace2__param, \
 				      trace2__value, trace2__scope); \
 		} \
@@ -410,6 +443,7 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 		int trace2__repo_id = trace2__new_repo_id(); \
 		if (TRACE2__ON(def_repo)) { \
 			const char *trace2__worktree = (worktree); \
+			trace2__touch(trace2__worktree); \
 			TRACE2__PROBE(5, def_repo, TRACE2__FL, trace2__repo_id, \
 				      trace2__worktree); \
 		} \
@@ -437,6 +471,10 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 			const char *trace2__cd = trace2__child->cd; \
 			const void *trace2__argv = trace2__child->argv; \
 			int trace2__use_shell = trace2__child->use_shell; \
+			trace2__touch(trace2__class); \
+			trace2__touch(trace2__hook); \
+			trace2__touch(trace2__cd); \
+			trace2__touch_vec(trace2__argv); \
 			TRACE2__PROBE(9, child_start, TRACE2__FL, trace2__child_id, \
 				      trace2__class, trace2__hook, trace2__cd, \
 				      trace2__argv, trace2__use_shell); \
@@ -474,6 +512,7 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 			int trace2__child_id = trace2__child->child_id; \
 			int trace2__pid = trace2__child->pid; \
 			const char *trace2__ready = (ready); \
+			trace2__touch(trace2__ready); \
 			TRACE2__PROBE(6, child_ready, TRACE2__FL, trace2__child_id, \
 				      trace2__pid, trace2__ready); \
 		} \
@@ -491,6 +530,8 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 		if (TRACE2__ON(exec)) { \
 			const char *trace2__exe = (exe); \
 			const void *trace2__argv = (argv); \
+			trace2__touch(trace2__exe); \
+			trace2__touch_vec(trace2__argv); \
 			TRACE2__PROBE(6, exec, TRACE2__FL, trace2__exec_id, \
 				      trace2__exe, trace2__argv); \
 		} \
@@ -528,6 +569,7 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 		if (TRACE2__ON(thread_start)) { \
 			int trace2__thread_id = trace2__tls.thread_id; \
 			const char *trace2__base_name = trace2__tls.base_name; \
+			trace2__touch(trace2__base_name); \
 			TRACE2__PROBE(5, thread_start, TRACE2__FL, trace2__thread_id, \
 				      trace2__base_name); \
 		} \
@@ -554,6 +596,9 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 			const char *trace2__label = (label); \
 			int trace2__repo_id = (repo_id); \
 			const char *trace2__msg = (msg); \
+			trace2__touch(trace2__category); \
+			trace2__touch(trace2__label); \
+			trace2__touch(trace2__msg); \
 			TRACE2__PROBE(7, probe, TRACE2__FL, trace2__repo_id, \
 				      trace2__category, trace2__label, trace2__msg); \
 		} \
@@ -607,6 +652,9 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 			const char *trace2__key = (key); \
 			const char *trace2__string = (string_value); \
 			intmax_t trace2__int = (int_value); \
+			trace2__touch(trace2__category); \
+			trace2__touch(trace2__key); \
+			trace2__touch(trace2__string); \
 			TRACE2__PROBE(8, data, TRACE2__FL, trace2__repo_id, \
 				      trace2__category, trace2__key, trace2__string, \
 				      trace2__int); \
@@ -645,6 +693,9 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 			int trace2__repo_id = (repo_id); \
 			const char *trace2__key = (key); \
 			const char *trace2__json = (json_text); \
+			trace2__touch(trace2__category); \
+			trace2__touch(trace2__key); \
+			trace2__touch(trace2__json); \
 			TRACE2__PROBE(7, data_json, TRACE2__FL, trace2__repo_id, \
 				      trace2__category, trace2__key, trace2__json); \
 		} \
@@ -659,6 +710,7 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 	do { \
 		if (TRACE2__ON(printf)) { \
 			const char *trace2__msg = trace2__format((const char **)0, __VA_ARGS__); \
+			trace2__touch(trace2__msg); \
 			TRACE2__PROBE(4, printf, TRACE2__FL, trace2__msg); \
 		} \
 	} while (0)
@@ -686,6 +738,8 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 			const char *trace2__category = trace2__timer->category; \
 			const char *trace2__name = trace2__timer->name; \
 			int trace2__per_thread = trace2__timer->per_thread; \
+			trace2__touch(trace2__category); \
+			trace2__touch(trace2__name); \
 			TRACE2__PROBE(7, probe, TRACE2__FL, trace2__timer, \
 				      trace2__category, trace2__name, trace2__per_thread); \
 		} \
@@ -726,6 +780,8 @@ TRACE2__PROBES(TRACE2__DEFINE_SEMAPHORE)
 			const char *trace2__name = trace2__counter->name; \
 			int trace2__per_thread = trace2__counter->per_thread; \
 			intmax_t trace2__value = (value); \
+			trace2__touch(trace2__category); \
+			trace2__touch(trace2__name); \
 			TRACE2__PROBE(8, counter_add, TRACE2__FL, trace2__counter, \
 				      trace2__category, trace2__name, trace2__per_thread, \
 				      trace2__value); \

@@ -27,3 +27,12 @@ $(TEST_PROGS_DIR)/tr2_shared: tests/progs/tr2_shared.c tests/progs/tr2_shlib.h \
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< \
 		-L$(TEST_PROGS_DIR) -ltr2_shlib -L$(BUILD) -ltr2 \
 		-Wl,-rpath,'$$ORIGIN:$$ORIGIN/../..'
+
+# tr2_stress: floods, long runs, exec, fork and many threads, for
+# tests/e2e/reliability.sh (static libtr2.a, as tr2_allapi).
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_stress
+ALL += $(TEST_PROGS_DIR)/tr2_stress
+
+$(TEST_PROGS_DIR)/tr2_stress: tests/progs/tr2_stress.c $(BUILD)/libtr2.a usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
