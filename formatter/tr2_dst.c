@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "tr2_buf.h"
 #include "tr2_dst.h"
 
 #define DISCARD_SENTINEL_NAME "git-trace2-discard"  /* git's DISCARD_SENTINEL_NAME */
@@ -45,6 +46,12 @@ struct tr2_dst {
 	bool own_fd;        /* close fd in tr2_dst_close */
 	bool use_send;      /* a socket: send(MSG_NOSIGNAL) */
 	bool reported;      /* a failure was written to stderr */
+	bool failed;        /* a write failed: later lines are dropped */
+
+	/* DST_FD, DST_FILE with buffering on: whole lines waiting for
+	 * tr2_dst_flush() (one write(2) per batch instead of per line) */
+	bool buffered;
+	struct tr2_buf out;
 
 	/* DST_DIR */
 	char *dir;          /* with a trailing '/' */
@@ -487,10 +494,57 @@ void tr2_dst_end_process(struct tr2_dst *d, const char *sid)
 
 /* ---- writing ---- */
 
+/* Writes all of line[0..len) to fd; reports a failure once. */
+static int write_all(struct tr2_dst *d, int fd, const char *what, const char *line, size_t len)
+{
+	while (len) {
+		ssize_t n = d->use_send ? send(fd, line, len, MSG_NOSIGNAL) : write(fd, line, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			report(d, "write to", what, errno);
+			d->failed = true;
+			return -1;
+		}
+		line += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+void tr2_dst_set_buffered(struct tr2_dst *d, bool on)
+{
+	if (d->kind == DST_FD || d->kind == DST_FILE)
+		d->buffered = on;
+}
+
+int tr2_dst_flush(struct tr2_dst *d)
+{
+	int r = 0;
+
+	if (d->failed)
+		return -1;
+	if (d->out.len)
+		r = write_all(d, d->fd, d->name, d->out.p, d->out.len);
+	d->out.len = 0;
+	return r;
+}
+
+/* Lines wait in the buffer up to this size. */
+#define FLUSH_BYTES (64 * 1024)
+
 int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t len)
 {
 	const char *what = d->name;
 	int fd = d->fd;
+
+	if (d->buffered) {
+		if (d->failed)
+			return -1;
+		tr2_buf_put(&d->out, line, len);
+		return d->out.len >= FLUSH_BYTES ? tr2_dst_flush(d) : 0;
+	}
 
 	if (d->kind == DST_DIR) {
 		struct proc_file *pf = lookup_proc(d, sid);
@@ -501,25 +555,15 @@ int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t l
 			return failed ? -1 : 0;
 		what = pf->path;
 	}
-	while (len) {
-		ssize_t n = d->use_send ? send(fd, line, len, MSG_NOSIGNAL) : write(fd, line, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			report(d, "write to", what, errno);
-			return -1;
-		}
-		line += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return write_all(d, fd, what, line, len);
 }
 
 void tr2_dst_close(struct tr2_dst *d)
 {
 	if (!d)
 		return;
+	tr2_dst_flush(d);
+	tr2_buf_free(&d->out);
 	if (d->own_fd && d->fd >= 0)
 		close(d->fd);
 	for (size_t i = 0; i < d->nslots; i++)

@@ -91,7 +91,22 @@ bool tr2_dst_take_too_many_files(struct tr2_dst *d);
  */
 void tr2_dst_end_process(struct tr2_dst *d, const char *sid);
 
-/* Closes (descriptors it opened, never fd 1 or a "2".."9" one) and frees; NULL is allowed. */
+/*
+ * Buffering, for file descriptor and path destinations (others ignore it):
+ * lines then wait, whole, until tr2_dst_flush() or 64 KiB, and go out in one
+ * write(2) per batch.  A batch holds whole lines only, so concurrent writers
+ * to one O_APPEND file still never interleave inside a line.  Off by default;
+ * whoever turns it on flushes when output should appear (tr2-bpf: after
+ * each read of the ring buffer).
+ */
+void tr2_dst_set_buffered(struct tr2_dst *d, bool on);
+
+/* Writes the buffered lines.  Returns 0, or -1 when this or an earlier write
+ * failed (reported once). */
+int tr2_dst_flush(struct tr2_dst *d);
+
+/* Flushes, closes (descriptors it opened, never fd 1 or a "2".."9" one) and
+ * frees; NULL is allowed. */
 void tr2_dst_close(struct tr2_dst *d);
 
 #endif

@@ -2,6 +2,7 @@
  * git's three Trace2 formats (docs: ../shared/trace2-api.md §4, --help). */
 #include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -142,7 +143,11 @@ static int convert(FILE *in, const char *name, struct tr2_reader *rd, struct tr2
 	int status = 0;
 	ssize_t n;
 	struct tr2_ev ev;
+	struct stat st;
 
+	/* A file is converted in batches of lines; a pipe (tr2-bpf --event |
+	 * tr2-fmt) line by line, so that output keeps up with input. */
+	tr2_dst_set_buffered(t->dst, fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode));
 	while ((n = getline(line, cap, in)) > 0) {
 		int rc;
 
@@ -157,6 +162,8 @@ static int convert(FILE *in, const char *name, struct tr2_reader *rd, struct tr2
 			return status | EXIT_TROUBLE | OUTPUT_FAILED;
 		}
 	}
+	if (tr2_dst_flush(t->dst))
+		return status | EXIT_TROUBLE | OUTPUT_FAILED;
 	if (ferror(in)) {
 		fprintf(stderr, "tr2-fmt: failed to read '%s': %s\n", name, strerror(errno));
 		return status | EXIT_TROUBLE;

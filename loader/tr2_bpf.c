@@ -444,6 +444,7 @@ int main(int argc, char **argv)
 		if (!targets[i].dst)
 			fail("%s", err);
 		tr2_dst_set_max_files(targets[i].dst, max_files);
+		tr2_dst_set_buffered(targets[i].dst, true);
 		target_ptrs[i] = &targets[i];
 	}
 
@@ -560,6 +561,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		mark_losses(&tr);
+		tr2_session_flush(tr.session);
 		if (exiting || !tr2_session_writing(tr.session))
 			break;
 		if (pid) {
@@ -596,6 +598,7 @@ int main(int argc, char **argv)
 	tr2_bpf__detach(tr.skel);
 	ring_buffer__consume(rb);
 	mark_losses(&tr);
+	tr2_session_flush(tr.session);
 	if (child) {
 		/* Tracing stopped before CMD ended.  The output closed: CMD runs on
 		 * untraced and its status is still ours.  Ctrl-C: the terminal

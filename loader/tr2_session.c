@@ -9,6 +9,7 @@
 #include <openssl/evp.h>
 
 #include "tr2_session.h"
+#include "tr2_dst.h"
 #include "tr2_tgt.h"
 
 #define TR2_MAX_THREAD_NAME 24  /* git's trace2/tr2_tls.h */
@@ -316,6 +317,15 @@ static void emit(struct tr2_session *s, const struct tr2_ev *ev)
 			s->live_targets--;
 		}
 	s->events++;
+}
+
+void tr2_session_flush(struct tr2_session *s)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->dead[i] && tr2_dst_flush(s->targets[i]->dst)) {
+			s->dead[i] = 1;
+			s->live_targets--;
+		}
 }
 
 int tr2_session_writing(const struct tr2_session *s)

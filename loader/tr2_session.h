@@ -64,6 +64,10 @@ void tr2_session_lost(struct tr2_session *s, uint32_t pid, uint64_t count, uint6
 void tr2_session_add_metric(struct tr2_session *s, uint32_t pid, uint32_t tid, uint64_t id,
 			    const struct tr2_metric_val *v);
 
+/* Writes out the targets' buffered lines (tr2_dst_set_buffered); a target
+ * whose destination fails gets no more lines. */
+void tr2_session_flush(struct tr2_session *s);
+
 /* 1 while at least one target's destination takes lines; 0 once all have
  * failed (a closed pipe, a full disk): nothing more can be written. */
 int tr2_session_writing(const struct tr2_session *s);
