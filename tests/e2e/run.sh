@@ -153,6 +153,29 @@ grep -E '\| main +\| (version|start|cmd_name|exit|atexit) ' "$T/x.p" | masked pe
 	sed "s|$T|TMP|g" > "$T/x.main.m"
 same "dirscan: main thread's command lines" "$EXP/dirscan-main.perf" "$T/x.main.m"
 
+# --- make install, then build and trace a program as a user would ---------
+make -s install PREFIX="$T/pfx" > /dev/null
+cat > "$T/app.c" <<'C'
+#include <trace2.h>
+int main(int argc, const char **argv)
+{
+	trace2_initialize();
+	trace2_cmd_start(argv);
+	trace2_region_enter("app", "work", 0);
+	trace2_data_intmax("app", 0, "argc", argc);
+	trace2_region_leave("app", "work", 0);
+	return trace2_cmd_exit(0);
+}
+C
+export PKG_CONFIG_PATH="$T/pfx/lib/pkgconfig"
+cc -o "$T/app" "$T/app.c" $(pkg-config --cflags --libs tr2)
+LD_LIBRARY_PATH="$T/pfx/lib" "$T/pfx/bin/tr2-bpf" --brief --perf="$T/app.p" -- "$T/app" 2> "$T/app.err"
+expect_eq "installed: program built with pkg-config, traced by the installed tr2-bpf" \
+	"version|start|region_enter|data|region_leave|exit|atexit|" \
+	"$(awk -F' *[|] *' '{printf "%s|", $3}' "$T/app.p")"
+expect_eq "installed: atexit comes from the installed libtr2.so" "tr2-bpf: 7 events, 0 lost" "$(cat "$T/app.err")"
+unset PKG_CONFIG_PATH
+
 # --- errors: one line, non-zero status ------------------------------------
 err() { # NAME WANT_STATUS WANT_LINE CMD...
 	local name=$1 want_status=$2 want=$3; shift 3
