@@ -42,6 +42,7 @@ struct {
  * that process's stream.  Only touched when a record is dropped. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -50,6 +51,7 @@ struct {
 /* Processes (tgids) being traced, in follow mode: CMD and its descendants. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);  /* a few entries, not 5 MiB locked */
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u8);
@@ -72,7 +74,8 @@ struct {
 
 /* Timer and counter sums per (process, thread, metric); see tr2_record.h. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);  /* not 8.7 MiB locked for a few timers */
 	__uint(max_entries, 65536);
 	__type(key, struct tr2_metric_key);
 	__type(value, struct tr2_metric_val);

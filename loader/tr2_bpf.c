@@ -136,6 +136,7 @@ struct tracer {
 		__u64 reported;  /* lost events already marked in its stream */
 	} *losses;
 	int nlosses, cap_losses;
+	uint64_t lost_marked;  /* the BPF-side lost total at the last mark_losses() */
 };
 
 static void add_proc(struct tracer *tr, pid_t pid)
@@ -207,9 +208,14 @@ static int on_record(void *ctx, void *data, size_t size)
 	const char *why;
 
 	if (tr2_decode(data, size, &tr->dec, &why)) {
+		const struct tr2_rec *h = data;
+
 		tr->decode_errors++;
 		if (verbose)
 			fprintf(stderr, "tr2-bpf: dropped a record: %s\n", why);
+		/* A process that stopped itself for us must not stay stopped. */
+		if (size >= sizeof(*h) && (h->kind == TR2_REC_EXECVE || h->kind == TR2_REC_DL_UPDATE))
+			kill((pid_t)h->pid, SIGCONT);
 		return 0;
 	}
 	if (tr->dec.hdr.kind == TR2_REC_THREAD_EXIT || tr->dec.hdr.kind == TR2_REC_ATEXIT)
@@ -247,11 +253,19 @@ static uint64_t lost_in_bpf(struct tr2_bpf *skel)
 
 /* Writes a marker into the stream of each process that lost events since the
  * last call (bpf map lost_by_pid; tracer-side: reported[]). */
+static uint64_t lost_in_bpf(struct tr2_bpf *skel);
+
 static void mark_losses(struct tracer *tr)
 {
 	int fd = bpf_map__fd(tr->skel->maps.lost_by_pid);
 	__u32 key, next, *prev = NULL;
-	__u64 total;
+	__u64 total, all = lost_in_bpf(tr->skel);
+
+	/* Walk the per-process counts only when the total grew: a walk costs a
+	 * scan of the whole hash table, even an empty one. */
+	if (all == tr->lost_marked)
+		return;
+	tr->lost_marked = all;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;

@@ -1,0 +1,41 @@
+# bench/: `make bench` builds the benchmark programs into $(BUILD)/bench/ and
+# runs bench/run.sh, which measures everything on this machine and rewrites
+# BENCHMARKS.md. Never part of `make test`. Needs root and the packages of
+# `scripts/install-deps.sh --bench`.
+
+BENCH_DIR := $(BUILD)/bench
+BENCH_SITES := $(foreach v,none tr2 nop1 lttng,$(BENCH_DIR)/sites-$(v).o)
+BENCH_PROTOS := $(foreach v,hdr tr2 intern,$(BENCH_DIR)/proto-$(v).bpf.o $(BENCH_DIR)/proto-$(v)-lazy.bpf.o)
+BENCH_PROGS := $(BENCH_DIR)/tr2bench $(BENCH_DIR)/bpf-attach $(BENCH_DIR)/empty.bpf.o \
+	      $(BENCH_PROTOS) $(BENCH_SITES)
+BENCH_CFLAGS := $(CPPFLAGS) -Ibench $(CFLAGS)
+
+$(BENCH_DIR)/tr2bench: bench/tr2bench.c bench/nop1.c bench/lttng_loop.c bench/lttng_tp.c \
+		       bench/bench.h bench/nop1.h bench/lttng_tp.h $(BUILD)/libtr2.a usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -pthread $(LDFLAGS) -o $@ bench/tr2bench.c bench/nop1.c \
+		bench/lttng_loop.c bench/lttng_tp.c $(BUILD)/libtr2.a -llttng-ust -ldl
+
+$(BENCH_DIR)/sites-%.o: bench/sites.c bench/bench.h bench/nop1.h bench/lttng_tp.h usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -DSITES_$(shell echo $* | tr a-z A-Z) -c -o $@ $<
+
+# The BPF objects bpf-attach loads: empty.bpf.o (the floor) and proto.bpf.c's
+# variants, proto-<variant>[-lazy].bpf.o (see proto.bpf.c).
+
+$(BENCH_DIR)/empty.bpf.o: bench/empty.bpf.c $(BUILD)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BENCH_DIR)/proto-%.bpf.o: bench/proto.bpf.c $(BUILD)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -DPROTO=p_$(subst -lazy,,$*) $(if $(findstring -lazy,$*),-DLAZY=1) -c $< -o $@
+
+# Attaches with tr2-bpf's own code (loader/tr2_attach.c), so that the floor
+# is measured on the same kind of link.
+$(BENCH_DIR)/bpf-attach: bench/bpf_attach.c $(BUILD)/loader/tr2_attach.o loader/tr2_attach.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/loader/tr2_attach.o -lbpf -lelf -lz
+
+bench: $(BUILD)/tr2-bpf $(BUILD)/tr2-fmt $(BENCH_PROGS)
+	bench/run.sh $(BUILD) BENCHMARKS.md
