@@ -12,6 +12,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The deepest nesting an event may carry.  git sets no limit, but PERF
+ * writes 2 * (nesting - 1) dots per line: a hostile or broken producer must
+ * not make a line of gigabytes.  tr2-bpf writes deeper events at this
+ * nesting; tr2-fmt rejects lines above it. */
+#define TR2_NESTING_MAX 10000
+
 /* The Trace2 event kinds, named after git's "event" values. */
 enum tr2_ev_kind {
 	TR2_EV_VERSION,
@@ -75,7 +81,8 @@ struct tr2_ev {
 	bool has_t_rel;
 	int64_t t_rel_us;    /* µs since the innermost open region (or the thread, or the child) started */
 	int nesting;         /* git's nr_open_regions: 1 at thread top level, +1 per open region;
-				region_enter: before the push, region_leave: after the pop */
+				region_enter: before the push, region_leave: after the pop;
+				at most TR2_NESTING_MAX */
 	int repo;            /* repo_id, 0 = no repository */
 	bool has_repo;       /* the event names a repository even though repo is 0: git prints
 				"r0" / "repo":0 for a repository struct whose id is still 0.

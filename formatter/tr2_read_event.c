@@ -630,7 +630,7 @@ static int extract(struct tr2_reader *r, struct tr2_ev *ev, const char *name, ui
 		case K_T_ABS: rc = get_us(r, name, k, &ev->t_abs_us); ev->has_t_abs = true; break;
 		case K_T_REL: rc = get_us(r, name, k, &ev->t_rel_us); ev->has_t_rel = true; break;
 		case K_NESTING:
-			rc = get_int64(r, name, k, 1, INT_MAX - 1, &v);
+			rc = get_int64(r, name, k, 1, TR2_NESTING_MAX, &v);
 			ev->nesting = (int)v;
 			break;
 		case K_EVT: rc = get_str(r, name, k, &ev->evt); break;

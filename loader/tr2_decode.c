@@ -66,6 +66,12 @@ int tr2_decode(const void *data, size_t size, struct tr2_decoded *out, const cha
 		*why = "unknown record kind";
 		return -1;
 	}
+	/* CLOCK_MONOTONIC ns: 2^62 is 146 years of uptime; above it, arithmetic
+	 * on times could overflow. */
+	if (out->hdr.ts_ns >= TR2_TS_MAX || out->hdr.region_ns >= TR2_TS_MAX) {
+		*why = "record time out of range";
+		return -1;
+	}
 	want = fixed_strings[out->hdr.kind];
 	if (out->hdr.nstr > TR2_DEC_MAX_STR || out->hdr.nvec > TR2_ARGV_MAX ||
 	    out->hdr.nvec > out->hdr.nstr) {

@@ -10,6 +10,10 @@
 
 #define TR2_DEC_MAX_STR (8 + TR2_ARGV_MAX)
 
+/* Times (ns) at or above this are refused: record times, and start times
+ * that the session then ignores. */
+#define TR2_TS_MAX (1ull << 62)
+
 /* Appended to a string that the eBPF side cut at TR2_STR_MAX - 1 bytes. */
 #define TR2_TRUNC_MARK "...(truncated)"
 /* Stands for a string pointer the kernel could not read (bad address). */

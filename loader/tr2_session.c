@@ -22,7 +22,7 @@ struct metric {
 	int per_thread;
 	char *category, *name;
 	uint64_t intervals, total_ns, min_ns, max_ns;
-	int64_t count;
+	uint64_t count;        /* git's tr2_ctr.c sums in uint64_t: it wraps */
 	int used;
 	struct metric *next;   /* in first-use order */
 };
@@ -31,7 +31,7 @@ struct metric {
 struct thread_metric {
 	struct metric *m;
 	uint64_t intervals, total_ns, min_ns, max_ns;
-	int64_t count;
+	uint64_t count;
 	struct thread_metric *next;
 };
 
@@ -351,7 +351,7 @@ static void ev_init(struct tr2_session *s, struct tr2_ev *ev, enum tr2_ev_kind k
 	ev->line = d->hdr.line;
 	ev->has_t_abs = 1;
 	ev->t_abs_us = ts > p->start_ns ? (int64_t)(ts - p->start_ns) / 1000 : 0;
-	ev->nesting = 1 + (int)d->hdr.depth;
+	ev->nesting = d->hdr.depth < TR2_NESTING_MAX ? 1 + (int)d->hdr.depth : TR2_NESTING_MAX;
 }
 
 static void set_t_rel(struct tr2_ev *ev, uint64_t now, uint64_t since)
@@ -455,7 +455,7 @@ static int64_t ns_to_us(uint64_t ns)
 
 static void emit_metric(struct tr2_session *s, struct thread *t, const struct tr2_decoded *d,
 			const struct metric *m, enum tr2_ev_kind kind, uint64_t intervals,
-			uint64_t total, uint64_t min, uint64_t max, int64_t count)
+			uint64_t total, uint64_t min, uint64_t max, uint64_t count)
 {
 	struct tr2_ev ev;
 
@@ -466,7 +466,7 @@ static void emit_metric(struct tr2_session *s, struct thread *t, const struct tr
 	ev.t_total_us = ns_to_us(total);
 	ev.t_min_us = ns_to_us(min);
 	ev.t_max_us = ns_to_us(max);
-	ev.count = count;
+	ev.count = (int64_t)count;
 	emit(s, &ev);
 }
 
@@ -528,6 +528,13 @@ static void add_child(struct proc *p, int id, uint64_t ts)
 	p->nchildren++;
 }
 
+/* A start time (ns) from the kernel, or `now` when it cannot be one: in the
+ * future or out of the range tr2_decode accepts for times. */
+static uint64_t sane_start(int64_t start_ns, uint64_t now)
+{
+	return start_ns > 0 && (uint64_t)start_ns <= now ? (uint64_t)start_ns : now;
+}
+
 static void on_thread_info(struct tr2_session *s, const struct tr2_decoded *d)
 {
 	const struct tr2_rec *h = &d->hdr;
@@ -537,14 +544,14 @@ static void on_thread_info(struct tr2_session *s, const struct tr2_decoded *d)
 	if (!p->ppid)
 		p->ppid = (uint32_t)h->num[0];
 	if (!p->start_ns)
-		p->start_ns = (uint64_t)h->num[1];
+		p->start_ns = sane_start(h->num[1], h->ts_ns);
 	if (t && t->proc != p) {
 		drop_thread(s, t);
 		t = NULL;
 	}
 	if (!t)
 		t = new_thread(s, p, h->tid);
-	t->start_ns = h->tid == h->pid ? p->start_ns : (uint64_t)h->num[2];
+	t->start_ns = h->tid == h->pid ? p->start_ns : sane_start(h->num[2], h->ts_ns);
 	name_thread(t, h->thread_id, d->str[0]);
 }
 
@@ -630,7 +637,7 @@ void tr2_session_add_metric(struct tr2_session *s, uint32_t pid, uint32_t tid, u
 	tm = get_thread_metric(t, m);
 	add_interval(&tm->intervals, &tm->total_ns, &tm->min_ns, &tm->max_ns, v->intervals,
 		     v->total_ns, v->min_ns, v->max_ns);
-	tm->count += v->count;
+	tm->count += (uint64_t)v->count;
 }
 
 void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
@@ -648,7 +655,7 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 	case TR2_REC_FORK:
 		p = get_proc(s, h->pid);
 		p->ppid = (uint32_t)h->num[0];
-		p->start_ns = (uint64_t)h->num[1];
+		p->start_ns = sane_start(h->num[1], h->ts_ns);
 		return;
 	case TR2_REC_EXECVE:
 		on_execve(s, d);

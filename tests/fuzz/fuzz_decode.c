@@ -1,0 +1,94 @@
+/* fuzz_decode.c: libFuzzer harness for tr2-bpf's record path: ring-buffer
+ * bytes -> tr2_decode() -> tr2_session_record() -> every target.
+ *
+ * An input is a run of records, as the ring buffer hands them over one by
+ * one: each record's length is the size word of its own header when that is
+ * at least 1 and shorter than what is left, else the rest of the input.  So
+ * a single record is an input by itself, records concatenated are a run that
+ * drives the session's state (threads, regions, children, metrics, exec),
+ * and a header whose size disagrees with the bytes still reaches the
+ * decoder's checks.  One session per input, freed at the end, so that leaks
+ * show.
+ *
+ * Around each decoded record the harness makes the calls tr2-bpf's
+ * on_record() makes, with values taken from the record, since what they
+ * carry comes from BPF maps rather than the ring buffer:
+ *   thread_exit, atexit  when num[1] != 0, tr2_session_add_metric() first:
+ *                        id num[1], is_counter num[2] & 1, count num[2] >> 1,
+ *                        intervals thread_id & INT32_MAX, total_ns num[2]
+ *                        (as unsigned), min_ns total / (intervals + 1),
+ *                        max_ns total; twice when thread_id < 0
+ *   dl_update, execve    tr2_session_resumed() after, 250 µs after ts_ns,
+ *                        then tr2_session_flush()
+ *   dl_update            when num[0] != 0, tr2_session_lost(pid, num[0], ts_ns)
+ */
+#include <stdint.h>
+#include <string.h>
+#include "fuzz_targets.h"
+#include "tr2_decode.h"
+#include "tr2_session.h"
+
+/* CLOCK_REALTIME - CLOCK_MONOTONIC of a machine up for a while in 2024. */
+#define MONO_TO_REAL_NS INT64_C(1714000000000000000)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void add_metric(struct tr2_session *s, const struct tr2_rec *h)
+{
+	struct tr2_metric_val v = { 0 };
+
+	if (!h->num[1])
+		return;
+	v.is_counter = h->num[2] & 1;
+	v.count = h->num[2] >> 1;
+	v.intervals = (uint32_t)h->thread_id & INT32_MAX;
+	v.total_ns = (uint64_t)h->num[2];
+	v.min_ns = v.total_ns / (v.intervals + 1);
+	v.max_ns = v.total_ns;
+	tr2_session_add_metric(s, h->pid, h->tid, (uint64_t)h->num[1], &v);
+	if (h->thread_id < 0)
+		tr2_session_add_metric(s, h->pid, h->tid, (uint64_t)h->num[1], &v);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct tr2_decoded dec;   /* 64 KiB: not on the stack */
+	const struct tr2_rec *h = &dec.hdr;
+	struct fuzz_targets ft;
+	struct tr2_session *s;
+
+	fuzz_targets_open(&ft);
+	s = tr2_session_new(ft.ptr, FUZZ_NTARGETS, MONO_TO_REAL_NS, "H0123abcd");
+	while (size) {
+		size_t len = size;
+		const char *why = NULL;
+		uint16_t word;
+
+		if (size >= 2) {
+			memcpy(&word, data, 2);
+			if (word >= 1 && word < size)
+				len = word;
+		}
+		if (tr2_decode(data, len, &dec, &why) == 0) {
+			if (h->kind == TR2_REC_THREAD_EXIT || h->kind == TR2_REC_ATEXIT)
+				add_metric(s, h);
+			tr2_session_record(s, &dec);
+			if (h->kind == TR2_REC_EXECVE || h->kind == TR2_REC_DL_UPDATE) {
+				tr2_session_resumed(s, h->pid, h->ts_ns, h->ts_ns + 250000);
+				tr2_session_flush(s);
+			}
+			if (h->kind == TR2_REC_DL_UPDATE && h->num[0])
+				tr2_session_lost(s, h->pid, (uint64_t)h->num[0], h->ts_ns);
+			(void)tr2_session_writing(s);
+		} else if (!why || !why[0]) {
+			__builtin_trap();   /* tr2_decode.h: rejected with a reason */
+		}
+		data += len;
+		size -= len;
+	}
+	tr2_session_flush(s);
+	(void)tr2_session_events(s);
+	tr2_session_free(s);
+	fuzz_targets_close(&ft);
+	return 0;
+}
