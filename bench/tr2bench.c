@@ -85,6 +85,18 @@ static __attribute__((noinline)) void loop_region_long(uint64_t n)
 	}
 }
 
+/* A stopwatch timer: summed on the BPF side, so its probes send no record. */
+TRACE2_DEFINE_TIMER(bench_timer, "bench", "timer", 0);
+
+static __attribute__((noinline)) void loop_timer(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		trace2_timer_start(bench_timer);
+		trace2_timer_stop(bench_timer);
+		BARRIER();
+	}
+}
+
 static __attribute__((noinline)) void loop_intmax(uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++) {
@@ -146,6 +158,7 @@ static const struct kind {
 	{ "region_nop1", loop_region_nop1, 2 },   /* <sys/sdt.h>: 1-byte nop */
 	{ "region_long", loop_region_long, 2 },   /* 200-byte category and label */
 	{ "intmax", loop_intmax, 1 },
+	{ "timer", loop_timer, 2 },               /* timer_start + timer_stop */
 	{ "lttng", loop_lttng, 2 },
 	{ "write", loop_write, 2 },
 	{ "mix", loop_mix, 6 },
