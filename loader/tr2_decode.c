@@ -38,11 +38,6 @@ static const signed char fixed_strings[TR2_REC__COUNT] = {
 	[TR2_REC_DL_UPDATE] = 0,
 };
 
-int tr2_rec_fixed_strings(unsigned kind)
-{
-	return kind < TR2_REC__COUNT ? fixed_strings[kind] : -1;
-}
-
 int tr2_decode(const void *data, size_t size, struct tr2_decoded *out, const char **why)
 {
 	const unsigned char *p = data, *end = p + size;

@@ -35,8 +35,4 @@ struct tr2_decoded {
  */
 int tr2_decode(const void *data, size_t size, struct tr2_decoded *out, const char **why);
 
-/* Number of strings (file included, vector excluded) that a probe record of
- * kind `kind` carries; -1 for tracer records of variable shape. */
-int tr2_rec_fixed_strings(unsigned kind);
-
 #endif

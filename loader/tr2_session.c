@@ -23,7 +23,6 @@ struct metric {
 	char *category, *name;
 	uint64_t intervals, total_ns, min_ns, max_ns;
 	uint64_t count;        /* git's tr2_ctr.c sums in uint64_t: it wraps */
-	int used;
 	struct metric *next;   /* in first-use order */
 };
 
