@@ -218,10 +218,12 @@ static int run_hostile(char **argv, int wait_stdin)
 		.cd = hostile_bad_utf8, .argv = child_argv,
 	};
 	static char long_message[TRACE2_MSG_MAX + 1000];
+	static char huge_label[1 << 20];
 	pthread_t thread;
 	int repo_id;
 
 	memset(long_message, 'x', sizeof(long_message) - 1);
+	memset(huge_label, 'y', sizeof(huge_label) - 1);
 	memcpy(long_message + sizeof(long_message) - 5, "END", 4);
 
 	trace2_initialize();
@@ -250,6 +252,9 @@ static int run_hostile(char **argv, int wait_stdin)
 	trace2_printf("%s", hostile_control);
 	trace2_printf("100%% done");
 	trace2_printf("%s", long_message);
+	/* A megabyte label, straight to the probe: the tracer cuts it. */
+	trace2_region_enter("test", huge_label, 0);
+	trace2_region_leave("test", huge_label, 0);
 	trace2_timer_start(hostile_timer);
 	trace2_timer_stop(hostile_timer);
 	trace2_region_leave_printf(hostile_control, hostile_bad_utf8, 0, "%s", hostile_quotes);
