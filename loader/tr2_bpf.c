@@ -558,8 +558,6 @@ int main(int argc, char **argv)
 		if (write(go[1], "g", 1) != 1)
 			fail("failed to start '%s': %s", argv[optind], strerror(errno));
 		close(go[1]);
-		/* The tracer itself must not end the child on Ctrl-C: the terminal
-		 * signals both, and the child decides. */
 	}
 
 	for (;;) {
