@@ -33,6 +33,7 @@
 #include <bpf/libbpf.h>
 
 #include "tr2_attach.h"
+#include "tr2_mem.h"
 
 #define PROVIDER "trace2"
 #define MAX_ARGS 12          /* BPF_USDT_MAX_ARG_CNT of usdt.bpf.h */
@@ -101,15 +102,6 @@ struct tr2_attach {
 	int nlink_fds, cap_link_fds;
 	int attached_objects, sites;
 };
-
-static void *grow(void *p, int *cap, size_t size)
-{
-	*cap = *cap ? 2 * *cap : 32;
-	p = realloc(p, *cap * size);
-	if (!p)
-		abort();
-	return p;
-}
 
 static int kernel_at_least(int major, int minor)
 {
@@ -355,8 +347,7 @@ static int read_sites(struct tr2_attach *a, const char *path, struct site **out,
 			if (a->nop5 && pread(fd, insn, sizeof(insn), pc_off) == sizeof(insn) &&
 			    !memcmp(insn, "\x90\x0f\x1f\x44\x00\x00", 6))
 				pc_off++;
-			if (n == cap)
-				sites = grow(sites, &cap, sizeof(*sites));
+			sites = tr2_grow(sites, n, &cap, sizeof(*sites));
 			s = &sites[n++];
 			snprintf(s->name, sizeof(s->name), "%s", name);
 			s->offset = pc_off;
@@ -413,8 +404,7 @@ static int attach_multi(struct tr2_attach *a, int prog_fd, const char *path, con
 	free(refs);
 	free(cookies);
 	if (fd >= 0) {
-		if (a->nlink_fds == a->cap_link_fds)
-			a->link_fds = grow(a->link_fds, &a->cap_link_fds, sizeof(int));
+		a->link_fds = tr2_grow(a->link_fds, a->nlink_fds, &a->cap_link_fds, sizeof(int));
 		a->link_fds[a->nlink_fds++] = fd;
 	}
 	return fd < 0 ? -1 : 0;
@@ -433,8 +423,7 @@ static int attach_each(struct tr2_attach *a, struct bpf_program *prog, const cha
 		l = bpf_program__attach_uprobe_opts(prog, a->pid_filter, path, sites[i].offset, &opts);
 		if (!l)
 			return -1;
-		if (a->nlinks == a->cap_links)
-			a->links = grow(a->links, &a->cap_links, sizeof(*a->links));
+		a->links = tr2_grow(a->links, a->nlinks, &a->cap_links, sizeof(*a->links));
 		a->links[a->nlinks++] = l;
 	}
 	return 0;
@@ -540,8 +529,7 @@ int tr2_attach_process(struct tr2_attach *a, pid_t pid, char *err, size_t errlen
 				fclose(maps);
 				return -1;
 			}
-			if (a->nobjects == a->cap_objects)
-				a->objects = grow(a->objects, &a->cap_objects, sizeof(*a->objects));
+			a->objects = tr2_grow(a->objects, a->nobjects, &a->cap_objects, sizeof(*a->objects));
 			o = &a->objects[a->nobjects++];
 			o->dev = st.st_dev;
 			o->ino = st.st_ino;
@@ -567,8 +555,7 @@ int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const cha
 			 strerror(errno));
 		return -1;
 	}
-	if (a->nlinks == a->cap_links)
-		a->links = grow(a->links, &a->cap_links, sizeof(*a->links));
+	a->links = tr2_grow(a->links, a->nlinks, &a->cap_links, sizeof(*a->links));
 	a->links[a->nlinks++] = l;
 	return 0;
 }

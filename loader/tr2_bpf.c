@@ -22,6 +22,7 @@
 #include "tr2_attach.h"
 #include "tr2_decode.h"
 #include "tr2_dst.h"
+#include "tr2_mem.h"
 #include "tr2_session.h"
 #include "tr2_tgt.h"
 
@@ -144,12 +145,7 @@ static void add_proc(struct tracer *tr, pid_t pid)
 	for (int i = 0; i < tr->nprocs; i++)
 		if (tr->procs[i] == pid)
 			return;
-	if (tr->nprocs == tr->cap) {
-		tr->cap = tr->cap ? 2 * tr->cap : 16;
-		tr->procs = realloc(tr->procs, tr->cap * sizeof(*tr->procs));
-		if (!tr->procs)
-			abort();
-	}
+	tr->procs = tr2_grow(tr->procs, tr->nprocs, &tr->cap, sizeof(*tr->procs));
 	tr->procs[tr->nprocs++] = pid;
 }
 
@@ -189,12 +185,7 @@ static void collect_metrics(struct tracer *tr, __u32 pid, __u32 tid)
 		if (key.pid != pid || key.tid != tid || bpf_map_lookup_elem(fd, &key, &v))
 			continue;
 		tr2_session_add_metric(tr->session, pid, tid, key.id, &v);
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			done = realloc(done, cap * sizeof(*done));
-			if (!done)
-				abort();
-		}
+		done = tr2_grow(done, n, &cap, sizeof(*done));
 		done[n++] = key;
 	}
 	for (int i = 0; i < n; i++)
@@ -276,12 +267,7 @@ static void mark_losses(struct tracer *tr)
 		for (i = 0; i < tr->nlosses && tr->losses[i].pid != key; i++)
 			;
 		if (i == tr->nlosses) {
-			if (tr->nlosses == tr->cap_losses) {
-				tr->cap_losses = tr->cap_losses ? 2 * tr->cap_losses : 16;
-				tr->losses = realloc(tr->losses, tr->cap_losses * sizeof(*tr->losses));
-				if (!tr->losses)
-					abort();
-			}
+			tr->losses = tr2_grow(tr->losses, tr->nlosses, &tr->cap_losses, sizeof(*tr->losses));
 			tr->losses[i].pid = key;
 			tr->losses[i].reported = 0;
 			tr->nlosses++;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <openssl/evp.h>
 
+#include "tr2_mem.h"
 #include "tr2_session.h"
 #include "tr2_dst.h"
 #include "tr2_tgt.h"
@@ -516,12 +517,7 @@ static struct child *find_child(struct proc *p, int id)
 
 static void add_child(struct proc *p, int id, uint64_t ts)
 {
-	if (p->nchildren == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 8;
-		p->children = realloc(p->children, p->cap * sizeof(*p->children));
-		if (!p->children)
-			abort();
-	}
+	p->children = tr2_grow(p->children, p->nchildren, &p->cap, sizeof(*p->children));
 	p->children[p->nchildren].id = id;
 	p->children[p->nchildren].start_ns = ts;
 	p->nchildren++;
