@@ -294,22 +294,16 @@ static int gone(pid_t pid)
 	return r > 0;
 }
 
-/* A zombie: exited, not yet reaped by its parent (/proc/PID/stat state Z). */
-static int exited(pid_t pid)
+/* An option's decimal value in [min, max]; else fails with msg (a format
+ * with one %s for the value). */
+static long parse_number(const char *s, long min, long max, const char *msg)
 {
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
+	char *end;
+	long v = strtol(s, &end, 10);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');   /* the command name may hold anything */
-	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+	if (end == s || *end || v < min || v > max)
+		fail(msg, s);
+	return v;
 }
 
 static unsigned parse_size(const char *s)
@@ -362,15 +356,9 @@ int main(int argc, char **argv)
 	opterr = 0;   /* one line of our own instead of getopt's two */
 	while ((opt = getopt_long(argc, argv, "+:p:b:vh", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'p': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v <= 0 || v > 0x3fffffff)
-				fail("bad PID '%s'", optarg);
-			pid = v;
+		case 'p':
+			pid = parse_number(optarg, 1, 0x3fffffff, "bad PID '%s'");
 			break;
-		}
 		case 'N':
 		case 'P':
 		case 'E':
@@ -382,27 +370,16 @@ int main(int argc, char **argv)
 		case 'B':
 			brief = 1;
 			break;
-		case 'n': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v < 0 || v > 1000000)
-				fail("bad --event-nesting '%s': want a number of levels", optarg);
-			event_nesting = v;
+		case 'n':
+			event_nesting = parse_number(optarg, 0, 1000000,
+						     "bad --event-nesting '%s': want a number of levels");
 			break;
-		}
 		case 'b':
 			ring_bytes = parse_size(optarg);
 			break;
-		case 'm': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v < 0 || v > 1000000)
-				fail("bad --max-files '%s': want a number of files", optarg);
-			max_files = v;
+		case 'm':
+			max_files = parse_number(optarg, 0, 1000000, "bad --max-files '%s': want a number of files");
 			break;
-		}
 		case 'o':
 			if (!strcmp(optarg, "auto"))
 				probe_nop = -1;
@@ -427,7 +404,7 @@ int main(int argc, char **argv)
 		fail(pid ? "give -p PID or -- CMD, not both" : "nothing to trace: give -p PID or -- CMD (see --help)");
 	if (pid && kill(pid, 0) && errno == ESRCH)
 		fail("no such process: %d", (int)pid);
-	if (pid && exited(pid))
+	if (pid && gone(pid))     /* a zombie: exited, not yet reaped */
 		fail("process %d has exited", (int)pid);
 	if (!nformats) {
 		formats[0].fmt = TR2_FMT_PERF;
@@ -506,7 +483,7 @@ int main(int argc, char **argv)
 		/* A target that has just exited is not worth a warning: the
 		 * summary follows at once. */
 		if (ld_so && tr2_attach_dl_hook(tr.attach, tr.skel->progs.dl_update, ld_so, err, sizeof(err)) &&
-		    kill(pid, 0) == 0 && !exited(pid))
+		    !gone(pid))
 			fprintf(stderr, "tr2-bpf: %s; objects loaded later are not traced\n", err);
 		fprintf(stderr, "tr2-bpf: tracing process %d: %d probe sites in %d objects; Ctrl-C to stop\n",
 			(int)pid, tr2_attach_sites(tr.attach), tr2_attach_objects(tr.attach));
