@@ -373,14 +373,37 @@ static void set_t_rel_in_region(struct tr2_ev *ev, const struct thread *t, const
 /* A definition record: the metric's names.  Definitions in two files share
  * one line when category and name agree, as git's metrics are one per name:
  * the second id becomes an alias of the first. */
+static struct metric *metric_by_id(struct proc *p, long id, int is_counter)
+{
+	for (struct metric *m = p->metrics; m; m = m->next)
+		if (m->id == id && m->is_counter == is_counter)
+			return m;
+	return NULL;
+}
+
+/* Adds a metric to the process, last in first-use order. */
+static struct metric *new_metric(struct proc *p, long id, int is_counter, int per_thread,
+				 const char *category, const char *name)
+{
+	struct metric *m = xcalloc(1, sizeof(*m));
+
+	m->id = id;
+	m->is_counter = is_counter;
+	m->per_thread = per_thread;
+	m->category = xstrdup(category);
+	m->name = xstrdup(name);
+	*p->metrics_tail = m;
+	p->metrics_tail = &m->next;
+	return m;
+}
+
 static void define_metric(struct proc *p, const struct tr2_decoded *d, int is_counter)
 {
 	const char *category = d->str[1] ? d->str[1] : "", *name = d->str[2] ? d->str[2] : "";
 	struct metric *m;
 
-	for (m = p->metrics; m; m = m->next)
-		if (m->id == d->hdr.num[0] && m->is_counter == is_counter)
-			return;
+	if (metric_by_id(p, d->hdr.num[0], is_counter))
+		return;
 	for (m = p->metrics; m; m = m->next)
 		if (m->is_counter == is_counter && !strcmp(m->category, category) && !strcmp(m->name, name)) {
 			struct id_alias *a = xcalloc(1, sizeof(*a));
@@ -391,33 +414,16 @@ static void define_metric(struct proc *p, const struct tr2_decoded *d, int is_co
 			p->aliases = a;
 			return;
 		}
-	m = xcalloc(1, sizeof(*m));
-	m->id = d->hdr.num[0];
-	m->is_counter = is_counter;
-	m->per_thread = d->hdr.num[1] != 0;
-	m->category = xstrdup(d->str[1]);
-	m->name = xstrdup(d->str[2]);
-	*p->metrics_tail = m;
-	p->metrics_tail = &m->next;
+	new_metric(p, d->hdr.num[0], is_counter, d->hdr.num[1] != 0, category, name);
 }
 
 /* A metric whose definition record was lost: named "?" so that its sums
  * still show. */
 static struct metric *find_metric(struct proc *p, long id, int is_counter)
 {
-	struct metric *m;
+	struct metric *m = metric_by_id(p, id, is_counter);
 
-	for (m = p->metrics; m; m = m->next)
-		if (m->id == id && m->is_counter == is_counter)
-			return m;
-	m = xcalloc(1, sizeof(*m));
-	m->id = id;
-	m->is_counter = is_counter;
-	m->category = xstrdup("?");
-	m->name = xstrdup("?");
-	*p->metrics_tail = m;
-	p->metrics_tail = &m->next;
-	return m;
+	return m ? m : new_metric(p, id, is_counter, 0, "?", "?");
 }
 
 static struct thread_metric *get_thread_metric(struct thread *t, struct metric *m)
