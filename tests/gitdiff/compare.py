@@ -26,9 +26,11 @@ Allowed differences, and nothing else:
     thread_*, region_*, printf), which tr2-fmt derives
     (tr2_read_event.h): it must be within a tolerance of git's value, namely
     GITDIFF_TABS_TOL_US (default 200) µs plus the jitter git's own stamps
-    show -- the spread of  time - t_abs  over the process's lines that carry
-    both, plus the gap between git's PERF and EVENT stamps of that line
-    (milliseconds when git was preempted between writing them).  A line
+    show -- the spread of  time - t_abs  over the process's EVENT lines that
+    carry both, plus the gap between git's PERF and EVENT stamps of that line
+    (milliseconds when git was preempted between writing them), plus how late
+    git's own PERF line is stamped after the t_abs it carries, against the
+    process's other PERF lines (git preempted before writing any target).  A line
     without time (BRIEF input) may also have it blank.  The derivation rules
     themselves are checked exactly by tests/fmt/cases/derive.
 Every other byte must be equal.
@@ -90,14 +92,36 @@ def anchor_spread(evs):
     return {sid: hi[sid] - lo[sid] for sid in lo}
 
 
+def perf_tod_us(git_perf_line):
+    """The time of day of a PERF line, µs since midnight (TZ=UTC), or None."""
+    m = re.match(rb"(\d\d):(\d\d):(\d\d)\.(\d{6}) ", git_perf_line)
+    if not m:
+        return None
+    h, mi, sec, us = (int(x) for x in m.groups())
+    return ((h * 60 + mi) * 60 + sec) * 1000000 + us
+
+
+def perf_delays(git_perf_lines):
+    """Per line of one process's PERF file from git: how much later its
+    time - t_abs is than the process's earliest, in µs: git read its clock
+    for t_abs, then was held up before it stamped the line (preempted).  0
+    for lines without both columns."""
+    est = []
+    for line in git_perf_lines:
+        tod, cols = perf_tod_us(line), line.split(b" | ")
+        t_abs = cols[5].strip() if len(cols) > 5 else b""
+        est.append(tod - secs_us(float(t_abs)) if tod is not None and t_abs else None)
+    known = [e for e in est if e is not None]
+    lo = min(known) if known else 0
+    return [e - lo if e is not None else 0 for e in est]
+
+
 def stamp_gap(git_perf_line, ev):
     """µs between git's PERF time of day for an event and its EVENT time:
     the part of the line's own delay that git's two stamps show (TZ=UTC)."""
-    m = re.match(rb"(\d\d):(\d\d):(\d\d)\.(\d{6}) ", git_perf_line)
-    if not m or "time" not in ev:
+    perf = perf_tod_us(git_perf_line)
+    if perf is None or "time" not in ev:
         return 0
-    h, mi, sec, us = (int(x) for x in m.groups())
-    perf = ((h * 60 + mi) * 60 + sec) * 1000000 + us
     gap = time_us(ev["time"]) % 86400000000 - perf
     if gap < -43200000000:   # the day ended in between
         gap += 86400000000
@@ -259,8 +283,9 @@ def check_perf(exe, run, brief, data, evs, sids):
         mine = by_sid[sid]
         if len(git) != len(mine):
             problems.append(f"    {last_component(sid)}: {len(git)} lines from git, {len(mine)} from tr2-fmt")
+        delays = perf_delays(git)
         for n, (g, (o, ev)) in enumerate(zip(git, mine), 1):
-            tol = TOL_US + spread.get(sid, 0) + stamp_gap(g, ev)
+            tol = TOL_US + spread.get(sid, 0) + stamp_gap(g, ev) + delays[n - 1]
             why = compare_perf_line(g, o, ev, tol, brief)
             if why:
                 problems.append(show(f"{last_component(sid)} line {n}: {why}", g, o))
