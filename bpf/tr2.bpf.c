@@ -24,6 +24,10 @@ const volatile int follow = 0;  /* only record processes in `traced` (tr2-bpf --
  * timer.  A wakeup per record (irq_work, then a cross-CPU wakeup) nearly
  * doubled the cost of an event (BENCHMARKS.md). */
 const volatile __u64 wakeup_bytes = 1 << 20;
+/* How often (every this many records per CPU, a power of 2) a CPU looks at
+ * how much is waiting: the look reads the consumer's position, a cache line
+ * the consumer writes on the other CPU (~50 ns a record when done each time). */
+const volatile __u32 wakeup_check_every = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -57,13 +61,20 @@ struct {
 	__type(value, __u8);
 } traced SEC(".maps");
 
-/* Per thread: whether its TR2_REC_THREAD_INFO was sent, and its open
- * regions (their start times), kept here rather than in tr2-bpf so that a
- * dropped record cannot skew the nesting of the records after it. */
+/* Call sites whose interned strings a thread has sent (tr2_record.h), kept
+ * direct-mapped: slot = site % SITE_SLOTS.  A site that lost its slot to
+ * another sends its strings again, which costs bytes, never correctness. */
+#define SITE_SLOTS 128
+
+/* Per thread: whether its TR2_REC_THREAD_INFO was sent, its open regions
+ * (their start times), kept here rather than in tr2-bpf so that a dropped
+ * record cannot skew the nesting of the records after it, and the call
+ * sites whose strings tr2-bpf has from this thread. */
 struct thread_state {
 	__u8 announced;
 	__u32 depth;
 	__u64 region_start[TR2_REGION_MAX];
+	__u32 site[SITE_SLOTS];
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -98,8 +109,10 @@ struct {
  * each record takes exactly its own size there. */
 #define SCRATCH_ROOM 16384u   /* strings start below this offset */
 #define SCRATCH_SIZE 32768u   /* a power of 2 above SCRATCH_ROOM + TR2_STR_MAX + 2 */
-struct scratch {
-	char buf[SCRATCH_SIZE];
+struct scratch {     /* SCRATCH_SIZE bytes: a per-CPU value's largest size */
+	char buf[SCRATCH_SIZE - 8];
+	__u32 sent;           /* records this CPU sent, for wakeup_check_every */
+	__u32 pad;
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -112,6 +125,70 @@ struct trace2_tls {
 	__s32 thread_id;
 	char base_name[32];
 };
+
+/* A probe hit's arguments (docs/probes.md), read as libbpf's bpf_usdt_arg()
+ * reads them from the spec tr2-bpf put in __bpf_usdt_specs, but with one
+ * spec lookup per hit, registers taken straight from the context, and only
+ * the arguments the record needs.  bpf_usdt_arg() costs ~40 ns per argument
+ * here (a subprogram call, a cookie and a spec lookup, bpf_probe_read_kernel
+ * of the register): reading the seven of a region probe that way doubled
+ * the cost of an empty program (BENCHMARKS.md, proto-args). */
+#define NREGS (sizeof(struct pt_regs) / 8)
+struct hit {
+	const struct __bpf_usdt_spec *spec;
+	__u32 site;             /* call site number: the cookie's upper half */
+	__u64 regs[NREGS];
+};
+
+/* Loads the spec and registers of this hit into *p; NULL when it has no spec. */
+static __always_inline struct hit *load_hit(struct hit *p, struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 spec_id = (__u32)cookie;
+
+	p->spec = bpf_map_lookup_elem(&__bpf_usdt_specs, &spec_id);
+	if (!p->spec)
+		return 0;
+	p->site = cookie >> 32;
+	for (int i = 0; i < NREGS; i++)
+		p->regs[i] = ((const __u64 *)ctx)[i];
+	return p;
+}
+
+/* Argument n (a constant), cast as its spec says; 0 when missing or unreadable. */
+static __always_inline long arg(const struct hit *p, int n)
+{
+	const struct __bpf_usdt_arg_spec *a;
+	__u32 reg;
+	long val;
+
+	if (n >= BPF_USDT_MAX_ARG_CNT || n >= p->spec->arg_cnt)
+		return 0;
+	a = &p->spec->args[n];
+	reg = (__u16)a->reg_off / 8;
+	barrier_var(reg);   /* so that the bound checks below are made on reg itself */
+	switch (a->arg_type) {
+	case BPF_USDT_ARG_CONST:
+		val = a->val_off;
+		break;
+	case BPF_USDT_ARG_REG:
+		if (reg >= NREGS)
+			return 0;
+		val = p->regs[reg];
+		break;
+	case BPF_USDT_ARG_REG_DEREF:
+		if (reg >= NREGS ||
+		    bpf_probe_read_user(&val, sizeof(val), (void *)(p->regs[reg] + a->val_off)))
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+	val <<= a->arg_bitshift;
+	return a->arg_signed ? val >> a->arg_bitshift : (long)((__u64)val >> a->arg_bitshift);
+}
+
+#define STR(p, n) ((const char *)arg(p, n))
 
 static __always_inline void count_lost(__u32 pid)
 {
@@ -135,8 +212,13 @@ static __always_inline void count_lost(__u32 pid)
  * as they are not events: the caller retries or tr2-bpf copes without. */
 static __always_inline int send(struct tr2_rec *rec, __u32 size)
 {
-	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
-		      BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	__u32 zero = 0;
+	struct scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (sc && (sc->sent++ & (wakeup_check_every - 1)) == 0 &&
+	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
 
 	/* The mask proves size <= sizeof(struct scratch) to the verifier where
 	 * it needs it; records are never that large, so it changes nothing. */
@@ -149,6 +231,14 @@ static __always_inline int send(struct tr2_rec *rec, __u32 size)
 	return 0;
 }
 
+/* A record whose strings did not all arrive defines no site: tr2-bpf must
+ * not keep "(unreadable)" or a cut list as the site's strings. */
+static __always_inline void forget_site(struct tr2_rec *r)
+{
+	if (!(r->flags & TR2_RECF_REF))
+		r->interned = 0;
+}
+
 /* Appends one user-space string to the record being built. */
 static __always_inline void add_str(struct tr2_rec *r, const char *s)
 {
@@ -158,6 +248,7 @@ static __always_inline void add_str(struct tr2_rec *r, const char *s)
 
 	if (off >= SCRATCH_ROOM) {
 		r->flags |= TR2_RECF_CUT;
+		forget_site(r);
 		return;
 	}
 	off &= SCRATCH_ROOM - 1;
@@ -169,6 +260,7 @@ static __always_inline void add_str(struct tr2_rec *r, const char *s)
 		if (n <= 0) {
 			word = TR2_STR_FAULT;
 			n = 0;
+			forget_site(r);
 		} else {
 			n -= 1; /* the NUL */
 			word = n;
@@ -179,6 +271,15 @@ static __always_inline void add_str(struct tr2_rec *r, const char *s)
 	__builtin_memcpy((char *)r + off, &word, 2);
 	r->size = off + 2 + (n & (TR2_STR_MAX - 1));
 	r->nstr++;
+}
+
+/* Appends probe argument n, a string, as string pos (pos < 8) of the
+ * record, unless it is one of the site's interned strings and the record
+ * refers to them: then the argument is not even read. */
+static __always_inline void add_arg(struct tr2_rec *r, const struct hit *p, int n, int pos)
+{
+	if (!(r->flags & TR2_RECF_REF) || !(r->interned & (1 << pos)))
+		add_str(r, STR(p, n));
 }
 
 /* Appends a NULL-terminated vector of strings (argv). */
@@ -216,7 +317,8 @@ static __always_inline struct tr2_rec *new_rec(__u8 kind, __u32 pid, __u32 tid)
 	r->flags = 0;
 	r->nvec = 0;
 	r->depth = 0;
-	r->pad = 0;
+	r->interned = 0;
+	r->site = 0;
 	r->region_ns = 0;
 	return r;
 }
@@ -249,12 +351,14 @@ static __always_inline void track_regions(struct thread_state *ts, struct tr2_re
  * tracer attached mid-run still knows the thread's name and its process's
  * start time. */
 static __always_inline void announce(struct thread_state *ts, struct task_struct *task,
-				     __u32 pid, __u32 tid, const struct trace2_tls *tls)
+				     __u32 pid, __u32 tid, const struct hit *p)
 {
+	const struct trace2_tls *tls;
 	struct tr2_rec *r;
 
 	if (ts->announced)
 		return;
+	tls = (const struct trace2_tls *)arg(p, 0);
 	r = new_rec(TR2_REC_THREAD_INFO, pid, tid);
 	if (!r)
 		return;
@@ -273,271 +377,167 @@ static __always_inline void announce(struct thread_state *ts, struct task_struct
 	__builtin_memcpy((char *)r + off, &word, 2);
 	r->size = off + 2 + (word & 15);
 	r->nstr++;
-	if (send(r, r->size) == 0)
+	if (send(r, r->size) == 0) {
 		ts->announced = 1;
+		/* tr2-bpf forgets this thread's interned strings here. */
+		for (int i = 0; i < SITE_SLOTS; i++)
+			ts->site[i] = 0;
+	}
 }
 
-/* Starts the record of a probe hit: filter, announce the thread, header and
- * file name.  Returns NULL when the hit is not to be recorded. */
-static __always_inline struct tr2_rec *begin(__u8 kind, const struct trace2_tls *tls,
-					     const char *file, int line)
+/* Starts the record of a probe hit: filter, announce the thread, header,
+ * line and file.  literals: bit i set when string i of the record is a
+ * string literal at this call site (the file always is; docs/probes.md).
+ * Returns NULL when the hit is not to be recorded. */
+static __always_inline struct tr2_rec *begin(const struct hit *p, __u8 kind, __u8 literals)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, tid = (__u32)id;
-	struct tr2_rec *r;
-
 	struct task_struct *task;
 	struct thread_state *ts;
+	struct tr2_rec *r;
 
-	if (follow && !bpf_map_lookup_elem(&traced, &pid))
-		return 0;
 	task = bpf_get_current_task_btf();
-	ts = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	ts = bpf_task_storage_get(&threads, task, 0, 0);
 	if (!ts) {
-		count_lost(pid);
-		return 0;
+		/* The thread's first hit.  Follow mode: only threads of traced
+		 * processes get a state, so that having one says "traced"
+		 * without a lookup in `traced` at every hit. */
+		if (follow && !bpf_map_lookup_elem(&traced, &pid))
+			return 0;
+		ts = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!ts) {
+			count_lost(pid);
+			return 0;
+		}
 	}
-	announce(ts, task, pid, tid, tls);
+	announce(ts, task, pid, tid, p);
 	r = new_rec(kind, pid, tid);
 	if (!r)
 		return 0;
 	track_regions(ts, r);
-	r->line = line;
-	add_str(r, file);
+	r->line = arg(p, 2);
+	r->site = p->site;
+	if (r->site) {
+		r->interned = literals | 1;
+		if (ts->site[r->site & (SITE_SLOTS - 1)] == r->site)
+			r->flags |= TR2_RECF_REF;
+	}
+	add_arg(r, p, 1, 0);
 	return r;
 }
 
-#define END(r) send(r, r->size)
-
-SEC("usdt")
-int BPF_USDT(probe_version, struct trace2_tls *tls, const char *file, int line, const char *exe)
+/* Sends the record begun by begin(); once a site's strings went out whole,
+ * the thread's later records from that site leave them out. */
+static __always_inline int end(struct tr2_rec *r)
 {
-	struct tr2_rec *r = begin(TR2_REC_VERSION, tls, file, line);
-	if (!r) return 0;
-	add_str(r, exe);
-	return END(r);
+	struct thread_state *ts;
+
+	if (send(r, r->size))
+		return -1;
+	if (r->interned && !(r->flags & TR2_RECF_REF)) {
+		ts = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
+		if (ts)
+			ts->site[r->site & (SITE_SLOTS - 1)] = r->site;
+	}
+	return 0;
 }
 
-SEC("usdt")
-int BPF_USDT(probe_start, struct trace2_tls *tls, const char *file, int line, const char *const *argv)
-{
-	struct tr2_rec *r = begin(TR2_REC_START, tls, file, line);
-	if (!r) return 0;
-	add_vec(r, argv);
-	return END(r);
-}
-
-/* Probes whose payload is one int: exit, atexit, signal. */
-#define PROBE_INT(name, KIND)							\
+/* The body of a probe program: p is the hit, r its record (NULL: return). */
+#define PROBE(name, KIND, literals_arg, body)					\
 SEC("usdt")									\
-int BPF_USDT(probe_##name, struct trace2_tls *tls, const char *file, int line, int v)	\
+int probe_##name(struct pt_regs *ctx)						\
 {										\
-	struct tr2_rec *r = begin(KIND, tls, file, line);			\
-	if (!r) return 0;							\
-	r->num[0] = v;								\
-	return END(r);								\
-}
-PROBE_INT(exit, TR2_REC_EXIT)
-PROBE_INT(atexit, TR2_REC_ATEXIT)
-PROBE_INT(signal, TR2_REC_SIGNAL)
-
-SEC("usdt")
-int BPF_USDT(probe_error, struct trace2_tls *tls, const char *file, int line, const char *msg, const char *fmt)
-{
-	struct tr2_rec *r = begin(TR2_REC_ERROR, tls, file, line);
-	if (!r) return 0;
-	add_str(r, msg);
-	add_str(r, fmt);
-	return END(r);
+	struct hit hit, *p = load_hit(&hit, ctx);			\
+	struct tr2_rec *r;							\
+										\
+	if (!p)									\
+		return 0;							\
+	r = begin(p, KIND, literals_arg);					\
+	if (!r)									\
+		return 0;							\
+	body									\
+	return end(r);								\
 }
 
-/* Probes whose payload is one string: cmd_path, cmd_name, cmd_mode, printf. */
-#define PROBE_STR(name, KIND)							\
-SEC("usdt")									\
-int BPF_USDT(probe_##name, struct trace2_tls *tls, const char *file, int line, const char *s) \
-{										\
-	struct tr2_rec *r = begin(KIND, tls, file, line);			\
-	if (!r) return 0;							\
-	add_str(r, s);								\
-	return END(r);								\
-}
-PROBE_STR(cmd_path, TR2_REC_CMD_PATH)
-PROBE_STR(cmd_name, TR2_REC_CMD_NAME)
-PROBE_STR(cmd_mode, TR2_REC_CMD_MODE)
-PROBE_STR(printf, TR2_REC_PRINTF)
+/* Arguments from 3 on, per probe (docs/probes.md). */
+PROBE(version, TR2_REC_VERSION, 0,
+      add_str(r, STR(p, 3));)
+PROBE(start, TR2_REC_START, 0,
+      add_vec(r, (const char *const *)arg(p, 3));)
+PROBE(exit, TR2_REC_EXIT, 0,
+      r->num[0] = (int)arg(p, 3);)
+PROBE(atexit, TR2_REC_ATEXIT, 0,
+      r->num[0] = (int)arg(p, 3);)
+PROBE(signal, TR2_REC_SIGNAL, 0,
+      r->num[0] = (int)arg(p, 3);)
+PROBE(error, TR2_REC_ERROR, 0,
+      add_str(r, STR(p, 3));
+      add_str(r, STR(p, 4));)
+PROBE(cmd_path, TR2_REC_CMD_PATH, 0,
+      add_str(r, STR(p, 3));)
+PROBE(cmd_ancestry, TR2_REC_CMD_ANCESTRY, 0,
+      add_vec(r, (const char *const *)arg(p, 3));)
+PROBE(cmd_name, TR2_REC_CMD_NAME, 0,
+      add_str(r, STR(p, 3));)
+PROBE(cmd_mode, TR2_REC_CMD_MODE, 0,
+      add_str(r, STR(p, 3));)
+PROBE(alias, TR2_REC_ALIAS, 0,
+      add_str(r, STR(p, 3));
+      add_vec(r, (const char *const *)arg(p, 4));)
+PROBE(def_param, TR2_REC_DEF_PARAM, 0,
+      add_str(r, STR(p, 3));
+      add_str(r, STR(p, 4));
+      add_str(r, STR(p, 5));)
+PROBE(def_repo, TR2_REC_DEF_REPO, 0,
+      r->num[0] = (int)arg(p, 3);
+      add_str(r, STR(p, 4));)
+PROBE(child_start, TR2_REC_CHILD_START, 0,
+      r->num[0] = (int)arg(p, 3);
+      r->num[1] = (int)arg(p, 8);
+      add_str(r, STR(p, 4));
+      add_str(r, STR(p, 5));
+      add_str(r, STR(p, 6));
+      add_vec(r, (const char *const *)arg(p, 7));)
+PROBE(child_exit, TR2_REC_CHILD_EXIT, 0,
+      r->num[0] = (int)arg(p, 3);
+      r->num[1] = (int)arg(p, 4);
+      r->num[2] = (int)arg(p, 5);)
+PROBE(child_ready, TR2_REC_CHILD_READY, 0,
+      r->num[0] = (int)arg(p, 3);
+      r->num[1] = (int)arg(p, 4);
+      add_str(r, STR(p, 5));)
+PROBE(exec, TR2_REC_EXEC, 0,
+      r->num[0] = (int)arg(p, 3);
+      add_str(r, STR(p, 4));
+      add_vec(r, (const char *const *)arg(p, 5));)
+PROBE(exec_result, TR2_REC_EXEC_RESULT, 0,
+      r->num[0] = (int)arg(p, 3);
+      r->num[1] = (int)arg(p, 4);)
+PROBE(thread_start, TR2_REC_THREAD_START, 0,
+      r->thread_id = (int)arg(p, 3);
+      add_str(r, STR(p, 4));)
+PROBE(thread_exit, TR2_REC_THREAD_EXIT, 0, )
+PROBE(printf, TR2_REC_PRINTF, 0,
+      add_str(r, STR(p, 3));)
+/* region_enter, region_leave, data, data_json: repo_id, then category,
+ * label or key, and msg, value or JSON text as strings 1-3, which the
+ * literals argument (trace2.h) marks. */
+#define REPO_AND_STRINGS			\
+	r->num[0] = (int)arg(p, 3);		\
+	add_arg(r, p, 4, 1);			\
+	add_arg(r, p, 5, 2);			\
+	add_arg(r, p, 6, 3);
+PROBE(region_enter, TR2_REC_REGION_ENTER, arg(p, 7), REPO_AND_STRINGS)
+PROBE(region_leave, TR2_REC_REGION_LEAVE, arg(p, 7), REPO_AND_STRINGS)
+PROBE(data, TR2_REC_DATA, arg(p, 8),
+      REPO_AND_STRINGS
+      r->num[1] = arg(p, 7);)
+PROBE(data_json, TR2_REC_DATA_JSON, arg(p, 7), REPO_AND_STRINGS)
 
-SEC("usdt")
-int BPF_USDT(probe_cmd_ancestry, struct trace2_tls *tls, const char *file, int line, const char *const *names)
-{
-	struct tr2_rec *r = begin(TR2_REC_CMD_ANCESTRY, tls, file, line);
-	if (!r) return 0;
-	add_vec(r, names);
-	return END(r);
-}
-
-SEC("usdt")
-int BPF_USDT(probe_alias, struct trace2_tls *tls, const char *file, int line, const char *alias,
-	     const char *const *argv)
-{
-	struct tr2_rec *r = begin(TR2_REC_ALIAS, tls, file, line);
-	if (!r) return 0;
-	add_str(r, alias);
-	add_vec(r, argv);
-	return END(r);
-}
-
-SEC("usdt")
-int BPF_USDT(probe_def_param, struct trace2_tls *tls, const char *file, int line, const char *param,
-	     const char *value, const char *scope)
-{
-	struct tr2_rec *r = begin(TR2_REC_DEF_PARAM, tls, file, line);
-	if (!r) return 0;
-	add_str(r, param);
-	add_str(r, value);
-	add_str(r, scope);
-	return END(r);
-}
-
-SEC("usdt")
-int BPF_USDT(probe_def_repo, struct trace2_tls *tls, const char *file, int line, int repo_id,
-	     const char *worktree)
-{
-	struct tr2_rec *r = begin(TR2_REC_DEF_REPO, tls, file, line);
-	if (!r) return 0;
-	r->num[0] = repo_id;
-	add_str(r, worktree);
-	return END(r);
-}
-
-SEC("usdt")
-int BPF_USDT(probe_child_start, struct trace2_tls *tls, const char *file, int line, int child_id,
-	     const char *child_class, const char *hook_name, const char *cd,
-	     const char *const *argv, int use_shell)
-{
-	struct tr2_rec *r = begin(TR2_REC_CHILD_START, tls, file, line);
-	if (!r) return 0;
-	r->num[0] = child_id;
-	r->num[1] = use_shell;
-	add_str(r, child_class);
-	add_str(r, hook_name);
-	add_str(r, cd);
-	add_vec(r, argv);
-	return END(r);
-}
-
-SEC("usdt")
-int BPF_USDT(probe_child_exit, struct trace2_tls *tls, const char *file, int line, int child_id,
-	     int pid, int code)
-{
-	struct tr2_rec *r = begin(TR2_REC_CHILD_EXIT, tls, file, line);
-	if (!r) return 0;
-	r->num[0] = child_id;
-	r->num[1] = pid;
-	r->num[2] = code;
-	return END(r);
-}
-
-SEC("usdt")
-int BPF_USDT(probe_child_ready, struct trace2_tls *tls, const char *file, int line, int child_id,
-	     int pid, const char *ready)
-{
-	struct tr2_rec *r = begin(TR2_REC_CHILD_READY, tls, file, line);
-	if (!r) return 0;
-	r->num[0] = child_id;
-	r->num[1] = pid;
-	add_str(r, ready);
-	return END(r);
-}
-
-SEC("usdt")
-int BPF_USDT(probe_exec, struct trace2_tls *tls, const char *file, int line, int exec_id,
-	     const char *exe, const char *const *argv)
-{
-	struct tr2_rec *r = begin(TR2_REC_EXEC, tls, file, line);
-	if (!r) return 0;
-	r->num[0] = exec_id;
-	add_str(r, exe);
-	add_vec(r, argv);
-	return END(r);
-}
-
-SEC("usdt")
-int BPF_USDT(probe_exec_result, struct trace2_tls *tls, const char *file, int line, int exec_id, int code)
-{
-	struct tr2_rec *r = begin(TR2_REC_EXEC_RESULT, tls, file, line);
-	if (!r) return 0;
-	r->num[0] = exec_id;
-	r->num[1] = code;
-	return END(r);
-}
-
-SEC("usdt")
-int BPF_USDT(probe_thread_start, struct trace2_tls *tls, const char *file, int line, int thread_id,
-	     const char *base_name)
-{
-	struct tr2_rec *r = begin(TR2_REC_THREAD_START, tls, file, line);
-	if (!r) return 0;
-	r->thread_id = thread_id;
-	add_str(r, base_name);
-	return END(r);
-}
-
-SEC("usdt")
-int BPF_USDT(probe_thread_exit, struct trace2_tls *tls, const char *file, int line)
-{
-	struct tr2_rec *r = begin(TR2_REC_THREAD_EXIT, tls, file, line);
-	if (!r) return 0;
-	return END(r);
-}
-
-/* region_enter, region_leave: repo, category, label, msg. */
-#define PROBE_REGION(name, KIND)						\
-SEC("usdt")									\
-int BPF_USDT(probe_##name, struct trace2_tls *tls, const char *file, int line, int repo,	\
-	     const char *category, const char *label, const char *msg)		\
-{										\
-	struct tr2_rec *r = begin(KIND, tls, file, line);			\
-	if (!r) return 0;							\
-	r->num[0] = repo;							\
-	add_str(r, category);							\
-	add_str(r, label);							\
-	add_str(r, msg);							\
-	return END(r);								\
-}
-PROBE_REGION(region_enter, TR2_REC_REGION_ENTER)
-PROBE_REGION(region_leave, TR2_REC_REGION_LEAVE)
-
-SEC("usdt")
-int BPF_USDT(probe_data, struct trace2_tls *tls, const char *file, int line, int repo,
-	     const char *category, const char *key, const char *value, long long ivalue)
-{
-	struct tr2_rec *r = begin(TR2_REC_DATA, tls, file, line);
-	if (!r) return 0;
-	r->num[0] = repo;
-	r->num[1] = ivalue;
-	add_str(r, category);
-	add_str(r, key);
-	add_str(r, value);
-	return END(r);
-}
-
-SEC("usdt")
-int BPF_USDT(probe_data_json, struct trace2_tls *tls, const char *file, int line, int repo,
-	     const char *category, const char *key, const char *json)
-{
-	struct tr2_rec *r = begin(TR2_REC_DATA_JSON, tls, file, line);
-	if (!r) return 0;
-	r->num[0] = repo;
-	add_str(r, category);
-	add_str(r, key);
-	add_str(r, json);
-	return END(r);
-}
-
-/* The first use of a metric in a process sends its definition (names). */
-static __always_inline void define_metric(__u8 kind, const struct trace2_tls *tls, const char *file,
-					  int line, long id, const char *category, const char *name,
-					  int per_thread)
+/* The first use of a metric in a process sends its definition (names):
+ * args id, category, name, per_thread. */
+static __always_inline void define_metric(const struct hit *p, __u8 kind, long id)
 {
 	struct metric_def_key dk = { .pid = bpf_get_current_pid_tgid() >> 32, .id = id };
 	struct tr2_rec *r;
@@ -545,14 +545,14 @@ static __always_inline void define_metric(__u8 kind, const struct trace2_tls *tl
 
 	if (bpf_map_lookup_elem(&metric_defs, &dk))
 		return;
-	r = begin(kind, tls, file, line);
+	r = begin(p, kind, 0);
 	if (!r)
 		return;
 	r->num[0] = id;
-	r->num[1] = per_thread;
-	add_str(r, category);
-	add_str(r, name);
-	if (END(r) == 0)
+	r->num[1] = (int)arg(p, 6);
+	add_str(r, STR(p, 4));
+	add_str(r, STR(p, 5));
+	if (end(r) == 0)
 		bpf_map_update_elem(&metric_defs, &dk, &one, BPF_ANY);
 }
 
@@ -576,26 +576,41 @@ static __always_inline struct tr2_metric_val *metric_of(long id, int create)
 	return v;
 }
 
-SEC("usdt")
-int BPF_USDT(probe_timer_start, struct trace2_tls *tls, const char *file, int line, long id,
-	     const char *category, const char *name, int per_thread)
+/* timer_start and counter_add: the thread's sums of the metric (arg 3),
+ * after its definition went out; NULL when the hit is not recorded. */
+static __always_inline struct tr2_metric_val *use_metric(const struct hit *p, __u8 kind)
 {
+	long id = arg(p, 3);
 	struct tr2_metric_val *v = metric_of(id, 1);
+
+	if (v)
+		define_metric(p, kind, id);
+	return v;
+}
+
+SEC("usdt")
+int probe_timer_start(struct pt_regs *ctx)
+{
+	struct hit hit, *p = load_hit(&hit, ctx);
+	struct tr2_metric_val *v = p ? use_metric(p, TR2_REC_TIMER_START) : 0;
 
 	if (!v)
 		return 0;
-	define_metric(TR2_REC_TIMER_START, tls, file, line, id, category, name, per_thread);
 	if (v->recursion++ == 0)   /* git ignores recursive starts */
 		v->start_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
 SEC("usdt")
-int BPF_USDT(probe_timer_stop, struct trace2_tls *tls, const char *file, int line, long id)
+int probe_timer_stop(struct pt_regs *ctx)
 {
-	struct tr2_metric_val *v = metric_of(id, 0);
+	struct hit hit, *p = load_hit(&hit, ctx);
+	struct tr2_metric_val *v;
 	__u64 len;
 
+	if (!p)
+		return 0;
+	v = metric_of(arg(p, 3), 0);
 	/* A stop whose start came before the attach is not counted. */
 	if (!v || v->recursion == 0 || --v->recursion)
 		return 0;
@@ -610,16 +625,15 @@ int BPF_USDT(probe_timer_stop, struct trace2_tls *tls, const char *file, int lin
 }
 
 SEC("usdt")
-int BPF_USDT(probe_counter_add, struct trace2_tls *tls, const char *file, int line, long id,
-	     const char *category, const char *name, int per_thread, long long value)
+int probe_counter_add(struct pt_regs *ctx)
 {
-	struct tr2_metric_val *v = metric_of(id, 1);
+	struct hit hit, *p = load_hit(&hit, ctx);
+	struct tr2_metric_val *v = p ? use_metric(p, TR2_REC_COUNTER_ADD) : 0;
 
 	if (!v)
 		return 0;
-	define_metric(TR2_REC_COUNTER_ADD, tls, file, line, id, category, name, per_thread);
 	v->is_counter = 1;
-	v->count += value;
+	v->count += arg(p, 7);
 	return 0;
 }
 
@@ -640,6 +654,22 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	r->num[0] = ppid;
 	r->num[1] = child->start_time;
 	send(r, r->size);
+	return 0;
+}
+
+/* A thread that had sent records exited: tr2-bpf forgets its interned
+ * strings.  Task storage goes with the task by itself. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	struct thread_state *ts = bpf_task_storage_get(&threads, p, 0, 0);
+	struct tr2_rec *r;
+
+	if (!ts || !ts->announced)
+		return 0;
+	r = new_rec(TR2_REC_THREAD_GONE, p->tgid, p->pid);
+	if (r)
+		send(r, r->size);
 	return 0;
 }
 

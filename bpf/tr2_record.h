@@ -8,6 +8,18 @@
  * could not read, else the byte count, with TR2_STR_TRUNC set when the string
  * was cut at TR2_STR_MAX - 1 bytes.  Records are not padded; readers must not
  * assume alignment of anything after the header.
+ *
+ * Interned strings.  Call-site strings that are string literals (the file,
+ * and category, label or key where trace2.h's __builtin_constant_p says so)
+ * cannot change at a call site, so each thread sends them once per site: the
+ * thread's first record from a site carries them all and sets `interned`
+ * (bit i: the record's string i is such a literal); later records from that
+ * thread and site set TR2_RECF_REF and leave those strings out, and the
+ * reader takes them from its copy of the first.  A site is the
+ * (object file, probe address) pair tr2-bpf attached, numbered by tr2-bpf
+ * (`site`, the upper 32 bits of the BPF cookie), never reused in one run.
+ * A thread's copies end with its TR2_REC_THREAD_INFO (after which the eBPF
+ * side sends every site's strings again) and its TR2_REC_THREAD_GONE.
  */
 #ifndef TR2_RECORD_H
 #define TR2_RECORD_H
@@ -59,6 +71,9 @@ enum tr2_rec_kind {
 	/* The dynamic loader of a traced process mapped objects (its r_brk hook
 	 * ran); the process is stopped with SIGSTOP until the loader attached. */
 	TR2_REC_DL_UPDATE,
+	/* A thread that had sent records exited (or its process called exec
+	 * from another thread): its interned strings can be forgotten. */
+	TR2_REC_THREAD_GONE,
 	TR2_REC__COUNT
 };
 
@@ -71,6 +86,7 @@ enum tr2_rec_kind {
 
 /* Record flags. */
 #define TR2_RECF_CUT  0x1       /* the record ran out of room: trailing strings are missing */
+#define TR2_RECF_REF  0x2       /* the `interned` strings are left out: see above */
 
 struct tr2_rec {
 	__u16 size;      /* bytes, header and strings */
@@ -83,11 +99,12 @@ struct tr2_rec {
 	__s64 num[3];    /* numbers, per kind (docs/probes.md order: repo_id, ids, codes, values) */
 	__s32 thread_id; /* TR2_REC_THREAD_INFO and THREAD_START: the runtime's thread number */
 	__u16 flags;     /* TR2_RECF_* */
-	__u16 nvec;      /* how many of the trailing strings form the kind's vector (argv...) */
+	__u8 nvec;       /* how many of the trailing strings form the kind's vector (argv...) */
+	__u8 interned;   /* bit i: string i is a literal of call site `site` (see above) */
 	/* The thread's regions as the eBPF side counts them, which sees every
 	 * probe hit even when records are dropped: */
 	__u32 depth;     /* open regions: before the push on region_enter, after the pop on region_leave */
-	__u32 pad;
+	__u32 site;      /* call site number (see above), 0 for the tracer's own records */
 	__u64 region_ns; /* start (ts_ns) of the innermost open region, or of the one
 			    region_leave closes; 0 when unknown (entered before the attach,
 			    or deeper than TR2_REGION_MAX) or none */

@@ -10,8 +10,12 @@
  *    upstream libbpf/usdt header, the 5-byte nop is taken on kernels that
  *    optimize uprobes on it (Linux 6.18: a call instead of a trap), the
  *    1-byte nop elsewhere.
- * The eBPF side stays libbpf's usdt.bpf.h: this file fills its spec map
- * (__bpf_usdt_specs) and passes the spec id as the BPF cookie, as libbpf does.
+ * The eBPF side keeps libbpf's usdt.bpf.h spec map (__bpf_usdt_specs) and
+ * argument specs: this file fills the map and passes the spec id as the BPF
+ * cookie, as libbpf does, in the cookie's lower 32 bits, which is all
+ * usdt.bpf.h's bpf_usdt_arg() reads.  The upper 32 bits number the call
+ * site, from 1, never reused in one run: the eBPF side sends a site's
+ * literal strings once per thread (bpf/tr2_record.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -78,6 +82,7 @@ struct site {
 	unsigned long offset;      /* file offset of the instruction to attach at */
 	unsigned long ref_ctr;     /* file offset of the semaphore, 0 when none */
 	int spec_id;
+	__u32 number;              /* the call site's number (see above) */
 };
 
 struct object {
@@ -101,6 +106,7 @@ struct tr2_attach {
 	int *link_fds;             /* multi links */
 	int nlink_fds, cap_link_fds;
 	int attached_objects, sites;
+	__u32 site_numbers;        /* call site numbers given out */
 };
 
 static int kernel_at_least(int major, int minor)
@@ -353,6 +359,7 @@ static int read_sites(struct tr2_attach *a, const char *path, struct site **out,
 			s->offset = pc_off;
 			s->ref_ctr = sema_off;
 			s->spec_id = spec_id(a, args);
+			s->number = ++a->site_numbers;
 			if (s->spec_id < 0) {
 				snprintf(err, errlen, "probe %s:%s in %s: cannot read its arguments '%s'",
 					 PROVIDER, name, path, args);
@@ -373,6 +380,11 @@ out:
 	return ret;
 }
 
+static __u64 cookie(const struct site *s)
+{
+	return (__u64)s->number << 32 | (__u32)s->spec_id;
+}
+
 static int attach_multi(struct tr2_attach *a, int prog_fd, const char *path, const struct site *sites,
 			int n, const char *name)
 {
@@ -387,7 +399,7 @@ static int attach_multi(struct tr2_attach *a, int prog_fd, const char *path, con
 		if (!strcmp(sites[i].name, name)) {
 			offs[m] = sites[i].offset;
 			refs[m] = sites[i].ref_ctr;
-			cookies[m] = sites[i].spec_id;
+			cookies[m] = cookie(&sites[i]);
 			m++;
 		}
 	memset(&attr, 0, sizeof(attr));
@@ -415,7 +427,7 @@ static int attach_each(struct tr2_attach *a, struct bpf_program *prog, const cha
 {
 	for (int i = 0; i < n; i++) {
 		LIBBPF_OPTS(bpf_uprobe_opts, opts, .ref_ctr_offset = sites[i].ref_ctr,
-			    .bpf_cookie = sites[i].spec_id);
+			    .bpf_cookie = cookie(&sites[i]));
 		struct bpf_link *l;
 
 		if (strcmp(sites[i].name, name))

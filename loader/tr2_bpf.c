@@ -127,6 +127,7 @@ struct tracer {
 	struct tr2_bpf *skel;
 	struct tr2_attach *attach;
 	struct tr2_session *session;
+	struct tr2_sites *sites;   /* interned strings of the records so far */
 	struct tr2_decoded dec;
 	uint64_t decode_errors;
 	int follow;
@@ -198,7 +199,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct tracer *tr = ctx;
 	const char *why;
 
-	if (tr2_decode(data, size, &tr->dec, &why)) {
+	if (tr2_decode(data, size, tr->sites, &tr->dec, &why)) {
 		const struct tr2_rec *h = data;
 
 		tr->decode_errors++;
@@ -432,6 +433,11 @@ int main(int argc, char **argv)
 		fail("failed to open the BPF object: %s", strerror(errno));
 	tr.skel->rodata->follow = tr.follow;
 	tr.skel->rodata->wakeup_bytes = ring_bytes / 4;
+	/* The fill level is checked every N records per CPU; N small (64-byte)
+	 * records are 1/64 of the ring at most, so the consumer is still woken
+	 * in time: N = 64 for the default 4 MiB, 1 for a 4 KiB ring (sizes are
+	 * powers of 2, checked by parse_size). */
+	tr.skel->rodata->wakeup_check_every = ring_bytes / 4096 > 64 ? 64 : ring_bytes / 4096 ? ring_bytes / 4096 : 1;
 	bpf_map__set_max_entries(tr.skel->maps.events, ring_bytes);
 	if (!tr.follow)
 		bpf_program__set_autoload(tr.skel->progs.on_fork, false);
@@ -450,6 +456,7 @@ int main(int argc, char **argv)
 	tr.session = tr2_session_new(target_ptrs, nformats,
 				     (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + (real.tv_nsec - mono.tv_nsec),
 				     host);
+	tr.sites = tr2_sites_new();
 	tr.attach = tr2_attach_new(tr.skel->obj, tr.follow ? -1 : pid, multi);
 	if (probe_nop >= 0)
 		tr2_attach_set_nop5(tr.attach, probe_nop);
@@ -593,10 +600,14 @@ int main(int argc, char **argv)
 	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
 		(unsigned long long)tr2_session_events(tr.session),
 		(unsigned long long)(lost_in_bpf(tr.skel) + tr.decode_errors));
+	if (verbose)
+		fprintf(stderr, "tr2-bpf: %llu records named their call site's literal strings by number\n",
+			tr2_sites_refs(tr.sites));
 
 	ring_buffer__free(rb);
 	tr2_bpf__destroy(tr.skel);
 	tr2_session_free(tr.session);
+	tr2_sites_free(tr.sites);
 	for (int i = 0; i < nformats; i++) {
 		tr2_dst_close(targets[i].dst);
 		tr2_buf_free(&targets[i].buf);

@@ -663,6 +663,11 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 		return;
 	case TR2_REC_DL_UPDATE:
 		return;
+	case TR2_REC_THREAD_GONE:
+		t = find_thread(s, h->tid);
+		if (t && t->proc->pid == h->pid)
+			drop_thread(s, t);
+		return;
 	}
 
 	t = thread_of(s, h);

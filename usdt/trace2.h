@@ -226,6 +226,15 @@ static inline void trace2__touch_vec(const void *v)
 /* True while a tracer is attached to this module's probe `probe`. */
 #define TRACE2__ON(probe) __builtin_expect(trace2_##probe##_semaphore != 0, 0)
 
+/* The literals argument of region_enter, region_leave, data and data_json
+ * (docs/probes.md): bit 1, 2, 3 set when the probe's category, label or key,
+ * and msg or value argument is a string literal (or a null pointer
+ * constant), whose bytes cannot change at this call site, so that a tracer
+ * may read them once per site (bpf/tr2_record.h).  A compile-time constant,
+ * so it costs no instruction: it sits in the probe's note as `$N`. */
+#define TRACE2__LITERALS(a, b, c) \
+	(2 * __builtin_constant_p(a) + 4 * __builtin_constant_p(b) + 8 * __builtin_constant_p(c))
+
 /* The three arguments every probe starts with. */
 #define TRACE2__FL &trace2__tls, __FILE__, __LINE__
 
@@ -599,8 +608,9 @@ static inline void trace2__touch_vec(const void *v)
 			trace2__touch(trace2__category); \
 			trace2__touch(trace2__label); \
 			trace2__touch(trace2__msg); \
-			TRACE2__PROBE(7, probe, TRACE2__FL, trace2__repo_id, \
-				      trace2__category, trace2__label, trace2__msg); \
+			TRACE2__PROBE(8, probe, TRACE2__FL, trace2__repo_id, \
+				      trace2__category, trace2__label, trace2__msg, \
+				      TRACE2__LITERALS(category, label, msg)); \
 		} \
 	} while (0)
 
@@ -655,9 +665,10 @@ static inline void trace2__touch_vec(const void *v)
 			trace2__touch(trace2__category); \
 			trace2__touch(trace2__key); \
 			trace2__touch(trace2__string); \
-			TRACE2__PROBE(8, data, TRACE2__FL, trace2__repo_id, \
+			TRACE2__PROBE(9, data, TRACE2__FL, trace2__repo_id, \
 				      trace2__category, trace2__key, trace2__string, \
-				      trace2__int); \
+				      trace2__int, \
+				      TRACE2__LITERALS(category, key, string_value)); \
 		} \
 	} while (0)
 
@@ -696,8 +707,9 @@ static inline void trace2__touch_vec(const void *v)
 			trace2__touch(trace2__category); \
 			trace2__touch(trace2__key); \
 			trace2__touch(trace2__json); \
-			TRACE2__PROBE(7, data_json, TRACE2__FL, trace2__repo_id, \
-				      trace2__category, trace2__key, trace2__json); \
+			TRACE2__PROBE(8, data_json, TRACE2__FL, trace2__repo_id, \
+				      trace2__category, trace2__key, trace2__json, \
+				      TRACE2__LITERALS(category, key, json_text)); \
 		} \
 	} while (0)
 

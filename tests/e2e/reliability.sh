@@ -541,6 +541,17 @@ expect_eq "unknown option: status" 2 $?
 expect_true "unknown option: one line, 'tr2-bpf: ' and the option" "$(cat "$T/err")" \
 	[ "$(lines "$T/err")" = 1 -a -n "$(grep "^tr2-bpf: .*'--bogus'" "$T/err")" ]
 
+# ===== Interned strings ===================================================
+# The same five call sites three times, literal and run-time strings side by
+# side (tr2_stress sites): every line as the program wrote it, and each
+# site's literals sent once, then named by number: 5 records x 2 repeats.
+timeout $LIMIT $BPF -v --perf="$T/sites.p" -- $STRESS sites 3 2> "$T/sites.err"
+expect_eq "interned strings: exit status" 0 $?
+masked perf "$T/sites.p" > "$T/sites.p.m" && same "interned strings: perf" "$EXP/rel-sites.perf" "$T/sites.p.m"
+expect_eq "interned strings: records that named their site's literals" \
+	"tr2-bpf: 10 records named their call site's literal strings by number" \
+	"$(grep "records named" "$T/sites.err")"
+
 # ===== 6. 16 threads, nested regions, all three formats ===================
 # Each thread thNN:nest does 30 times level1 > level2 > level3 with data at
 # each level ("thread" = NN).  Per thread, the masked PERF and EVENT lines

@@ -55,6 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct tr2_decoded dec;   /* 64 KiB: not on the stack */
 	const struct tr2_rec *h = &dec.hdr;
 	struct fuzz_targets ft;
+	struct tr2_sites *sites = tr2_sites_new();
 	struct tr2_session *s;
 
 	fuzz_targets_open(&ft);
@@ -69,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (word >= 1 && word < size)
 				len = word;
 		}
-		if (tr2_decode(data, len, &dec, &why) == 0) {
+		if (tr2_decode(data, len, sites, &dec, &why) == 0) {
 			if (h->kind == TR2_REC_THREAD_EXIT || h->kind == TR2_REC_ATEXIT)
 				add_metric(s, h);
 			tr2_session_record(s, &dec);
@@ -89,6 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tr2_session_flush(s);
 	(void)tr2_session_events(s);
 	tr2_session_free(s);
+	tr2_sites_free(sites);
 	fuzz_targets_close(&ft);
 	return 0;
 }

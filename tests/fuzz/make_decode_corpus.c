@@ -218,6 +218,8 @@ static void one(unsigned kind, unsigned tid, unsigned long long ts)
 	case TR2_REC_EXECVE:
 	case TR2_REC_DL_UPDATE:
 		begin(kind, PID, PID, 0, ts, 0, 0, 0); end(); break;
+	case TR2_REC_THREAD_GONE:
+		begin(kind, PID, tid, 0, ts, 0, 0, 0); end(); break;
 	}
 }
 
@@ -226,7 +228,7 @@ static const char *const kind_names[TR2_REC__COUNT] = {
 	"cmd_name", "cmd_mode", "alias", "def_param", "def_repo", "child_start", "child_exit",
 	"child_ready", "exec", "exec_result", "thread_start", "thread_exit", "region_enter",
 	"region_leave", "data", "data_json", "printf", "timer_start", "timer_stop", "counter_add",
-	"thread_info", "fork", "execve", "dl_update",
+	"thread_info", "fork", "execve", "dl_update", "thread_gone",
 };
 
 /* A whole process as tr2_allapi makes it, with a second thread.  Timer and
@@ -326,6 +328,39 @@ static void hostile(void)
 	begin(TR2_REC_ATEXIT, PID, PID, 11, t += 1000, 0, 0, 0); str(file); end();
 }
 
+/* Interned strings (bpf/tr2_record.h): a site's first record from a thread
+ * carries its literals, later ones refer to them; a thread whose copies
+ * ended refers to them once more, which is refused. */
+static void interned(void)
+{
+	unsigned long long t = T0 + 1000;
+
+	one(TR2_REC_THREAD_INFO, PID, T0);
+	for (int i = 0; i < 3; i++) {
+		begin(TR2_REC_REGION_ENTER, PID, PID, 30, t += 1000, 0, 0, 0);
+		hdr.site = 5;
+		hdr.interned = 0xf;
+		if (i)
+			hdr.flags = TR2_RECF_REF;
+		else {
+			str(file); str("cat"); str("label"); null_str();
+		}
+		end();
+		begin(TR2_REC_DATA, PID, PID, 32, t += 1000, 0, i, 0);
+		hdr.site = 6;
+		hdr.interned = 0x3;
+		if (i)
+			hdr.flags = TR2_RECF_REF;
+		else {
+			str(file); str("cat");
+		}
+		str(i ? "key-again" : "key"); null_str(); end();
+	}
+	one(TR2_REC_THREAD_GONE, PID, t += 1000);
+	begin(TR2_REC_REGION_LEAVE, PID, PID, 30, t += 1000, 0, 0, 0);
+	hdr.site = 5; hdr.interned = 0xf; hdr.flags = TR2_RECF_REF; end();
+}
+
 /* Inputs that made fuzz_decode fail, rebuilt here so that they follow the
  * record layout when it changes (tests/fuzz/README.md says what each shows). */
 static void crashes(void)
@@ -393,5 +428,7 @@ int main(int argc, char **argv)
 	save("run-children-exec");
 	hostile();
 	save("run-hostile");
+	interned();
+	save("run-interned");
 	return 0;
 }

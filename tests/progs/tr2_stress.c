@@ -35,6 +35,13 @@
  *       child, then _exit(0)).  Exits 0.
  *   tr2_stress child
  *       the three first events, then exit 0.
+ *   tr2_stress sites N
+ *       N times, from the same five call sites: region_enter "sites" /
+ *       "item-I" (a label formatted into a buffer), data_string "sites" /
+ *       "value" = "v-I", data_intmax "sites" / "i" = I, data_intmax with a
+ *       category chosen at run time ("even" or "odd") / "parity" = I, and
+ *       region_leave.  Literal and run-time strings side by side at one
+ *       site, for the tracer's interning of literals.  Exits 0.
  *
  *   tr2_stress --wait-stdin MODE ...
  *       after cmd_name, prints "waiting" and blocks until a line (or EOF)
@@ -282,12 +289,31 @@ static int run_fork(const char *self)
 	return trace2_cmd_exit(0);
 }
 
+/* ------------------------------------------------------------ sites */
+
+static int run_sites(int n)
+{
+	static const char *const parity[] = { "even", "odd" };
+	char label[32], value[32];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(label, sizeof(label), "item-%d", i);
+		snprintf(value, sizeof(value), "v-%d", i);
+		trace2_region_enter("sites", label, 0);
+		trace2_data_string("sites", 0, "value", value);
+		trace2_data_intmax("sites", 0, "i", i);
+		trace2_data_intmax(parity[i % 2], 0, "parity", i);
+		trace2_region_leave("sites", label, 0);
+	}
+	return trace2_cmd_exit(0);
+}
+
 /* ------------------------------------------------------------- main */
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: tr2_stress flood THREADS ITERS | nest THREADS REPS | loop | spin [MS] |"
-		" exec PATH [ARG...] | fork | child\n");
+		" exec PATH [ARG...] | fork | child | sites N\n");
 	exit(2);
 }
 
@@ -323,5 +349,7 @@ int main(int argc, char **argv)
 		return run_fork("/proc/self/exe");
 	if (!strcmp(mode, "child") && argc == 2)
 		return trace2_cmd_exit(0);
+	if (!strcmp(mode, "sites") && argc == 3)
+		return run_sites(atoi(argv[2]));
 	usage();
 }
