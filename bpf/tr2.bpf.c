@@ -61,9 +61,10 @@ struct {
 	__type(value, __u8);
 } traced SEC(".maps");
 
-/* Call sites whose interned strings a thread has sent (tr2_record.h), kept
- * direct-mapped: slot = site % SITE_SLOTS.  A site that lost its slot to
- * another sends its strings again, which costs bytes, never correctness. */
+/* The interned strings a thread has sent (tr2_record.h), per call site,
+ * kept direct-mapped: slot = site % SITE_SLOTS, holding the site's key (see
+ * site_key()).  A site that lost its slot to another sends its strings
+ * again, which costs bytes, never correctness. */
 #define SITE_SLOTS 128
 
 /* Per thread: whether its TR2_REC_THREAD_INFO was sent, its open regions
@@ -74,7 +75,7 @@ struct thread_state {
 	__u8 announced;
 	__u32 depth;
 	__u64 region_start[TR2_REGION_MAX];
-	__u32 site[SITE_SLOTS];
+	__u64 site_key[SITE_SLOTS];
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -137,6 +138,7 @@ struct trace2_tls {
 struct hit {
 	const struct __bpf_usdt_spec *spec;
 	__u32 site;             /* call site number: the cookie's upper half */
+	__u64 key;              /* site_key(), set by begin() */
 	__u64 regs[NREGS];
 };
 
@@ -381,15 +383,32 @@ static __always_inline void announce(struct thread_state *ts, struct task_struct
 		ts->announced = 1;
 		/* tr2-bpf forgets this thread's interned strings here. */
 		for (int i = 0; i < SITE_SLOTS; i++)
-			ts->site[i] = 0;
+			ts->site_key[i] = 0;
 	}
+}
+
+/* The site and the addresses of its literal strings (the file, arg 1, and
+ * arg 3 + i for literals bit i), hashed; never 0.  The addresses count, not
+ * only the site: a compiler may merge two call sites whose code is the
+ * same but for the literals they load (gcc -Os cross-jumping does), and
+ * then one site passes different literals.  Same site and same addresses
+ * of literals: same bytes. */
+static __always_inline __u64 site_key(const struct hit *p, __u8 literals)
+{
+	__u64 k = p->site;
+
+	k = (k ^ arg(p, 1)) * 0x9e3779b97f4a7c15ull;
+	for (int i = 1; i <= 3; i++)
+		if (literals & (1 << i))
+			k = (k ^ arg(p, 3 + i)) * 0x9e3779b97f4a7c15ull;
+	return (k ^ k >> 29) | 1;
 }
 
 /* Starts the record of a probe hit: filter, announce the thread, header,
  * line and file.  literals: bit i set when string i of the record is a
  * string literal at this call site (the file always is; docs/probes.md).
  * Returns NULL when the hit is not to be recorded. */
-static __always_inline struct tr2_rec *begin(const struct hit *p, __u8 kind, __u8 literals)
+static __always_inline struct tr2_rec *begin(struct hit *p, __u8 kind, __u8 literals)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, tid = (__u32)id;
@@ -420,7 +439,8 @@ static __always_inline struct tr2_rec *begin(const struct hit *p, __u8 kind, __u
 	r->site = p->site;
 	if (r->site) {
 		r->interned = literals | 1;
-		if (ts->site[r->site & (SITE_SLOTS - 1)] == r->site)
+		p->key = site_key(p, literals);
+		if (ts->site_key[r->site & (SITE_SLOTS - 1)] == p->key)
 			r->flags |= TR2_RECF_REF;
 	}
 	add_arg(r, p, 1, 0);
@@ -429,7 +449,7 @@ static __always_inline struct tr2_rec *begin(const struct hit *p, __u8 kind, __u
 
 /* Sends the record begun by begin(); once a site's strings went out whole,
  * the thread's later records from that site leave them out. */
-static __always_inline int end(struct tr2_rec *r)
+static __always_inline int end(const struct hit *p, struct tr2_rec *r)
 {
 	struct thread_state *ts;
 
@@ -438,7 +458,7 @@ static __always_inline int end(struct tr2_rec *r)
 	if (r->interned && !(r->flags & TR2_RECF_REF)) {
 		ts = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
 		if (ts)
-			ts->site[r->site & (SITE_SLOTS - 1)] = r->site;
+			ts->site_key[r->site & (SITE_SLOTS - 1)] = p->key;
 	}
 	return 0;
 }
@@ -457,7 +477,7 @@ int probe_##name(struct pt_regs *ctx)						\
 	if (!r)									\
 		return 0;							\
 	body									\
-	return end(r);								\
+	return end(p, r);								\
 }
 
 /* Arguments from 3 on, per probe (docs/probes.md). */
@@ -537,7 +557,7 @@ PROBE(data_json, TR2_REC_DATA_JSON, arg(p, 7), REPO_AND_STRINGS)
 
 /* The first use of a metric in a process sends its definition (names):
  * args id, category, name, per_thread. */
-static __always_inline void define_metric(const struct hit *p, __u8 kind, long id)
+static __always_inline void define_metric(struct hit *p, __u8 kind, long id)
 {
 	struct metric_def_key dk = { .pid = bpf_get_current_pid_tgid() >> 32, .id = id };
 	struct tr2_rec *r;
@@ -552,7 +572,7 @@ static __always_inline void define_metric(const struct hit *p, __u8 kind, long i
 	r->num[1] = (int)arg(p, 6);
 	add_str(r, STR(p, 4));
 	add_str(r, STR(p, 5));
-	if (end(r) == 0)
+	if (end(p, r) == 0)
 		bpf_map_update_elem(&metric_defs, &dk, &one, BPF_ANY);
 }
 
@@ -578,7 +598,7 @@ static __always_inline struct tr2_metric_val *metric_of(long id, int create)
 
 /* timer_start and counter_add: the thread's sums of the metric (arg 3),
  * after its definition went out; NULL when the hit is not recorded. */
-static __always_inline struct tr2_metric_val *use_metric(const struct hit *p, __u8 kind)
+static __always_inline struct tr2_metric_val *use_metric(struct hit *p, __u8 kind)
 {
 	long id = arg(p, 3);
 	struct tr2_metric_val *v = metric_of(id, 1);

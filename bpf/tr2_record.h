@@ -14,8 +14,10 @@
  * cannot change at a call site, so each thread sends them once per site: the
  * thread's first record from a site carries them all and sets `interned`
  * (bit i: the record's string i is such a literal); later records from that
- * thread and site set TR2_RECF_REF and leave those strings out, and the
- * reader takes them from its copy of the first.  A site is the
+ * thread and site whose literals are at the same addresses set TR2_RECF_REF
+ * and leave those strings out, and the reader takes them from its copy.  A
+ * record from the site with literals elsewhere (a compiler merged two call
+ * sites into one probe) carries them whole again and replaces the copy.  A site is the
  * (object file, probe address) pair tr2-bpf attached, numbered by tr2-bpf
  * (`site`, the upper 32 bits of the BPF cookie), never reused in one run.
  * A thread's copies end with its TR2_REC_THREAD_INFO (after which the eBPF

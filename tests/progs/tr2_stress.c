@@ -40,8 +40,11 @@
  *       "item-I" (a label formatted into a buffer), data_string "sites" /
  *       "value" = "v-I", data_intmax "sites" / "i" = I, data_intmax with a
  *       category chosen at run time ("even" or "odd") / "parity" = I, and
- *       region_leave.  Literal and run-time strings side by side at one
- *       site, for the tracer's interning of literals.  Exits 0.
+ *       region_leave; then data_intmax "merged-odd" or "merged-even" / "k"
+ *       = I from two call sites that gcc -Os merges into one probe site.
+ *       Literal and run-time strings side by side at one site, and two
+ *       literals at one site, for the tracer's interning of literals.
+ *       Exits 0.
  *
  *   tr2_stress --wait-stdin MODE ...
  *       after cmd_name, prints "waiting" and blocks until a line (or EOF)
@@ -291,6 +294,18 @@ static int run_fork(const char *self)
 
 /* ------------------------------------------------------------ sites */
 
+static __attribute__((noinline)) void sink(int i)
+{
+	__asm__ __volatile__("" : : "r"(i));
+}
+
+/* Two call sites, the same code but for the literal category each loads:
+ * gcc -Os cross-jumps them into one probe site that passes both. */
+static __attribute__((noinline, optimize("Os"))) void merged_sites(int i)
+{
+	if (i % 2) { trace2_data_intmax("merged-odd", 0, "k", i); sink(i); } else { trace2_data_intmax("merged-even", 0, "k", i); sink(i); }
+}
+
 static int run_sites(int n)
 {
 	static const char *const parity[] = { "even", "odd" };
@@ -305,6 +320,8 @@ static int run_sites(int n)
 		trace2_data_intmax(parity[i % 2], 0, "parity", i);
 		trace2_region_leave("sites", label, 0);
 	}
+	for (int i = 0; i < n; i++)
+		merged_sites(i);
 	return trace2_cmd_exit(0);
 }
 
