@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tr2_dst.h"
 #include "tr2_read_event.h"
@@ -132,29 +133,92 @@ static int output_failed(int status)
 }
 
 /*
+ * The input, read in blocks and cut into lines in place: stdio's getline()
+ * costs more per line than the rest of tr2-fmt's reading.  The buffer grows
+ * to hold the longest line and is kept from one file to the next.
+ */
+struct input {
+	int fd;
+	char *buf;
+	size_t cap;
+	size_t start, end;   /* buf[start, end): bytes read, not yet handed out */
+	size_t scanned;      /* buf[start, scanned) holds no '\n' */
+	int eof, err;        /* err: errno of a failed read */
+};
+
+#define INPUT_BLOCK (1 << 20)
+
+/*
+ * Returns the next line, without its '\n', and its length in *n; NULL at the
+ * end of the input or when reading failed (in->err).  A last line without
+ * '\n' counts.  The line stays valid until the next call.
+ */
+static const char *next_line(struct input *in, size_t *n)
+{
+	for (;;) {
+		char *p = in->buf + in->start;
+		char *nl = memchr(in->buf + in->scanned, '\n', in->end - in->scanned);
+		ssize_t got;
+
+		if (nl) {
+			*n = (size_t)(nl - p);
+			in->start = in->scanned = (size_t)(nl - in->buf) + 1;
+			return p;
+		}
+		in->scanned = in->end;
+		if (in->eof || in->err) {
+			*n = in->end - in->start;
+			in->start = in->end;
+			return *n ? p : NULL;
+		}
+		/* keep the partial line, at the front; grow when it fills the buffer */
+		memmove(in->buf, p, in->end - in->start);
+		in->end -= in->start;
+		in->scanned = in->end;
+		in->start = 0;
+		if (in->end == in->cap) {
+			in->cap *= 2;
+			in->buf = realloc(in->buf, in->cap);
+			if (!in->buf)
+				abort();
+		}
+		got = read(in->fd, in->buf + in->end, in->cap - in->end);
+		if (got < 0 && errno != EINTR)
+			in->err = errno;
+		else if (got == 0)
+			in->eof = 1;
+		else if (got > 0)
+			in->end += (size_t)got;
+	}
+}
+
+/*
  * Converts one open stream.  Returns a set of bits: EXIT_MALFORMED when a line
  * was reported, EXIT_TROUBLE when reading failed, EXIT_TROUBLE|OUTPUT_FAILED
  * when the output failed (its destination has reported why).
  */
-static int convert(FILE *in, const char *name, struct tr2_reader *rd, struct tr2_target *t,
-		   char **line, size_t *cap)
+static int convert(FILE *f, const char *name, struct tr2_reader *rd, struct tr2_target *t,
+		   struct input *in)
 {
 	unsigned long lineno = 0;
 	int status = 0;
-	ssize_t n;
+	const char *line;
+	size_t n;
 	struct tr2_ev ev;
 	struct stat st;
 
+	in->fd = fileno(f);
+	in->start = in->end = in->scanned = 0;
+	in->eof = in->err = 0;
 	/* A file is converted in batches of lines; a pipe (tr2-bpf --event |
-	 * tr2-fmt) line by line, so that output keeps up with input. */
-	tr2_dst_set_buffered(t->dst, fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode));
-	while ((n = getline(line, cap, in)) > 0) {
+	 * tr2-fmt) line by line, so that output keeps up with input (read()
+	 * returns what the pipe holds). */
+	tr2_dst_set_buffered(t->dst, fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode));
+	while ((line = next_line(in, &n))) {
 		int rc;
 
 		lineno++;
-		if ((*line)[n - 1] == '\n')
-			n--;
-		rc = tr2_reader_parse(rd, *line, (size_t)n, &ev);
+		rc = tr2_reader_parse(rd, line, n, &ev);
 		if (rc < 0) {
 			fprintf(stderr, "tr2-fmt: %s:%lu: %s\n", name, lineno, tr2_reader_error(rd));
 			status = EXIT_MALFORMED;
@@ -164,8 +228,8 @@ static int convert(FILE *in, const char *name, struct tr2_reader *rd, struct tr2
 	}
 	if (tr2_dst_flush(t->dst))
 		return status | EXIT_TROUBLE | OUTPUT_FAILED;
-	if (ferror(in)) {
-		fprintf(stderr, "tr2-fmt: failed to read '%s': %s\n", name, strerror(errno));
+	if (in->err) {
+		fprintf(stderr, "tr2-fmt: failed to read '%s': %s\n", name, strerror(in->err));
 		return status | EXIT_TROUBLE;
 	}
 	return status;
@@ -176,8 +240,8 @@ int main(int argc, char **argv)
 	const struct tr2_tgt *tgt = NULL;
 	struct tr2_target t = { 0 };
 	struct tr2_reader *rd;
-	char err[256], *line = NULL;   /* the input line, grown by getline() */
-	size_t cap = 0;
+	char err[256];
+	struct input in = { .cap = INPUT_BLOCK };
 	const char *dest = NULL;        /* NULL: standard output */
 	int c, status = 0, max_files = 0;
 
@@ -229,27 +293,30 @@ int main(int argc, char **argv)
 	}
 	tr2_dst_set_max_files(t.dst, max_files);
 	rd = tr2_reader_new();
+	in.buf = malloc(in.cap);
+	if (!in.buf)
+		abort();
 
 	if (optind == argc)
-		status = convert(stdin, "<stdin>", rd, &t, &line, &cap);
+		status = convert(stdin, "<stdin>", rd, &t, &in);
 	for (int i = optind; i < argc && !output_failed(status); i++) {
 		const char *path = argv[i];
-		FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+		FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 		int rc;
 
-		if (!in) {
+		if (!f) {
 			/* like cat(1): report it, go on with the other files */
 			fprintf(stderr, "tr2-fmt: failed to open '%s': %s\n", path, strerror(errno));
 			status |= EXIT_TROUBLE;
 			continue;
 		}
-		rc = convert(in, in == stdin ? "<stdin>" : path, rd, &t, &line, &cap);
+		rc = convert(f, f == stdin ? "<stdin>" : path, rd, &t, &in);
 		status |= rc;
-		if (in != stdin)
-			fclose(in);
+		if (f != stdin)
+			fclose(f);
 	}
 
-	free(line);
+	free(in.buf);
 	tr2_reader_free(rd);
 	tr2_dst_close(t.dst);
 	tr2_buf_free(&t.buf);

@@ -1,5 +1,6 @@
 /* tr2_json.c: JSON strings and data_json values for the EVENT target (see
  * tr2_json.h). */
+#include <stdint.h>
 #include <string.h>
 #include <json-c/json_object.h>
 #include <json-c/json_tokener.h>
@@ -11,13 +12,7 @@ static const char hex[] = "0123456789abcdef";
 /* U+FFFD REPLACEMENT CHARACTER in UTF-8. */
 static const char replacement[3] = { (char)0xef, (char)0xbf, (char)0xbd };
 
-/*
- * Length of the UTF-8 sequence at s if it is well formed (Unicode Table 3-7),
- * else the negated length of its maximal ill-formed subpart (at least 1).
- * s[0] >= 0x80.  The string's NUL stops a truncated sequence, being no
- * continuation byte.
- */
-static int utf8_seq(const unsigned char *s)
+int tr2_utf8_seq(const unsigned char *s)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 	int n;
@@ -48,16 +43,32 @@ static int utf8_seq(const unsigned char *s)
 	return n;
 }
 
+/* Non-zero when one of the 8 bytes in x is below 0x20, at or above 0x80, '"'
+ * or '\\': the bytes the loop below must look at one by one.  The borrow
+ * tricks (x - n) & ~x find a byte below n; they may flag bytes above a real
+ * one, never miss one. */
+static uint64_t needs_care(uint64_t x)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), highs = ones << 7;
+	uint64_t q = x ^ ones * '"', bs = x ^ ones * '\\';
+
+	return (x | ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & highs;
+}
+
 void tr2_json_add_string(struct tr2_buf *b, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	const unsigned char *end = s + strlen((const char *)s);
 
 	tr2_buf_putc(b, '"');
 	for (;;) {
 		const unsigned char *run = s;
 		unsigned char c;
 
-		/* the common case: printable ASCII that needs no escape */
+		/* the common case: printable ASCII that needs no escape, 8 bytes
+		 * at a time (EVENT lines are mostly such strings) */
+		for (uint64_t x; end - run >= 8 && (memcpy(&x, run, 8), !needs_care(x));)
+			run += 8;
 		while (*run >= 0x20 && *run < 0x80 && *run != '"' && *run != '\\')
 			run++;
 		if (run > s)
@@ -67,7 +78,7 @@ void tr2_json_add_string(struct tr2_buf *b, const char *str)
 		if (!c)
 			break;
 		if (c >= 0x80) {
-			int n = utf8_seq(s);
+			int n = tr2_utf8_seq(s);
 
 			if (n > 0) {
 				tr2_buf_put(b, s, (size_t)n);
@@ -166,7 +177,7 @@ static bool tokens_are_strict(const char *p)
 				if (c == '\\' && !*++p)
 					return false;
 				if (c >= 0x80) {
-					int n = utf8_seq((const unsigned char *)p);
+					int n = tr2_utf8_seq((const unsigned char *)p);
 
 					if (n < 0)
 						return false;

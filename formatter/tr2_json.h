@@ -10,6 +10,15 @@
 #include "tr2_tgt.h"
 
 /*
+ * Length of the UTF-8 sequence at s if it is well formed (Unicode Table 3-7),
+ * else the negated length of its maximal ill-formed subpart (at least 1).
+ * s[0] >= 0x80.  A NUL stops a truncated sequence, being no continuation
+ * byte, so nothing past the string's NUL is read.  Also used by tr2-fmt's
+ * reader (tr2_read_json.cc) to find the bytes simdjson would refuse.
+ */
+int tr2_utf8_seq(const unsigned char *s);
+
+/*
  * Appends s as a JSON string, quotes included, escaped as git's json-writer.c
  * (append_quoted_string) does: \" \\ \n \r \t \f \b, other bytes below 0x20
  * as \u00XX with lowercase hex, everything else raw (DEL included).

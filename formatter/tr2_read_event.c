@@ -1,6 +1,5 @@
 /* tr2_read_event.c: one EVENT line -> struct tr2_ev, with per-process state
  * for the values EVENT leaves out (see tr2_read_event.h). */
-#include <json.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -10,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tr2_json.h"
 #include "tr2_read_event.h"
+#include "tr2_read_json.h"
 
 /* The keys git's EVENT target writes (git 2.39 trace2/tr2_tgt_event.c). */
 enum key {
@@ -137,17 +138,10 @@ struct proc {
 	struct starts child;    /* [child_id]: t_abs of that child_start */
 };
 
-/* An array that one line's string vectors (argv, ancestry) are built in. */
-struct strv {
-	const char **v;
-	size_t alloc;
-};
-
 struct tr2_reader {
-	struct json_tokener *tok;
-	struct json_object *root;   /* the last line's parse tree; ev's strings point into it */
-	struct json_object *val[K__COUNT];
-	struct strv argv, ancestry;
+	struct tr2_jline *json;     /* the last line's values; ev's strings point into it */
+	const struct tr2_jval *val[K__COUNT];
+	struct tr2_buf json_text;   /* a data_json value that is a string, as JSON */
 	char err[256];
 
 	/* open addressing, linear probing; cap is a power of two */
@@ -158,6 +152,8 @@ struct tr2_reader {
 	/* cache for parse_time: the last date seen and its day number */
 	char day_text[10];
 	int64_t day_num;
+
+	size_t kind_len[TR2_EV__COUNT];   /* strlen(tr2_ev_kind_name(k)) */
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -182,11 +178,9 @@ struct tr2_reader *tr2_reader_new(void)
 
 	if (!r)
 		abort();
-	/* data_json values nest; git's own stay far below this depth */
-	r->tok = json_tokener_new_ex(64);
-	if (!r->tok)
-		abort();
-	json_tokener_set_flags(r->tok, JSON_TOKENER_STRICT);
+	r->json = tr2_jline_new();
+	for (int k = 0; k < TR2_EV__COUNT; k++)
+		r->kind_len[k] = strlen(tr2_ev_kind_name(k));
 	r->cap = 64;
 	r->slot = calloc(r->cap, sizeof(*r->slot));
 	if (!r->slot)
@@ -233,10 +227,8 @@ void tr2_reader_free(struct tr2_reader *r)
 		if (r->slot[i])
 			proc_free(r->slot[i]);
 	free(r->slot);
-	free(r->argv.v);
-	free(r->ancestry.v);
-	json_object_put(r->root);
-	json_tokener_free(r->tok);
+	tr2_jline_free(r->json);
+	tr2_buf_free(&r->json_text);
 	free(r);
 }
 
@@ -403,9 +395,13 @@ static void origin_update(struct proc *p, int64_t time_us, int64_t t_abs_us)
 
 /* ---- values ---- */
 
-static int key_lookup(const char *k)
+/* The key of n bytes (not NUL-terminated) -> K_*, or -1. */
+static int key_lookup(const char *k, size_t n)
 {
-#define IS(s, id) if (!strcmp(k, s)) return id
+	/* memcmp of a length known here compiles to a compare or two */
+#define IS(s, id) if (n == sizeof(s) - 1 && !memcmp(k, s, sizeof(s) - 1)) return id
+	if (!n)
+		return -1;
 	switch (k[0]) {
 	case 'a': IS("argv", K_ARGV); IS("alias", K_ALIAS); IS("ancestry", K_ANCESTRY); break;
 	case 'c': IS("code", K_CODE); IS("category", K_CATEGORY); IS("child_id", K_CHILD_ID);
@@ -433,16 +429,13 @@ static int key_lookup(const char *k)
 }
 
 /* A JSON string without NUL bytes; 0, or -1 (not a string) or -2 (NUL). */
-static int to_str(struct json_object *o, const char **out)
+static int to_str(const struct tr2_jval *v, const char **out)
 {
-	const char *s;
-
-	if (!json_object_is_type(o, json_type_string))
+	if (v->type != TR2_J_STRING)
 		return -1;
-	s = json_object_get_string(o);
-	if (memchr(s, '\0', (size_t)json_object_get_string_len(o)))
+	if (v->nul)
 		return -2;
-	*out = s;
+	*out = v->text;
 	return 0;
 }
 
@@ -459,15 +452,13 @@ static int get_str(struct tr2_reader *r, const char *ev, enum key k, const char 
 
 static int get_int64(struct tr2_reader *r, const char *ev, enum key k, int64_t min, int64_t max, int64_t *out)
 {
-	struct json_object *o = r->val[k];
-	int64_t v = 0;
+	const struct tr2_jval *o = r->val[k];
 
-	if (!json_object_is_type(o, json_type_int))
+	if (o->type != TR2_J_INT)
 		return fail(r, "%s: \"%s\" is not an integer", ev, key_name[k]);
-	v = json_object_get_int64(o);
-	if (v < min || v > max)
+	if (o->big || o->i < min || o->i > max)
 		return fail(r, "%s: \"%s\" is out of range", ev, key_name[k]);
-	*out = v;
+	*out = o->i;
 	return 0;
 }
 
@@ -484,41 +475,28 @@ static int get_int(struct tr2_reader *r, const char *ev, enum key k, int min, in
 /* Seconds as git writes them ("%.6f") -> µs. */
 static int get_us(struct tr2_reader *r, const char *ev, enum key k, int64_t *out)
 {
-	struct json_object *o = r->val[k];
-	double d;
+	const struct tr2_jval *o = r->val[k];
+	double d = o->type == TR2_J_INT ? (double)o->i : o->d;
 
-	if (!json_object_is_type(o, json_type_double) && !json_object_is_type(o, json_type_int))
+	if (o->type != TR2_J_DOUBLE && o->type != TR2_J_INT)
 		return fail(r, "%s: \"%s\" is not a number", ev, key_name[k]);
-	d = json_object_get_double(o);
-	if (!isfinite(d) || d < 0 || d > MAX_SECONDS)
+	if (o->big || !isfinite(d) || d < 0 || d > MAX_SECONDS)
 		return fail(r, "%s: \"%s\" is out of range", ev, key_name[k]);
 	*out = llround(d * 1e6);
 	return 0;
 }
 
-static int get_strv(struct tr2_reader *r, const char *ev, enum key k, struct strv *sv,
-		    const char *const **out)
+static int get_strv(struct tr2_reader *r, const char *ev, enum key k, const char *const **out)
 {
-	struct json_object *o = r->val[k];
-	size_t n;
+	const struct tr2_jval *o = r->val[k];
 
-	if (!json_object_is_type(o, json_type_array))
+	if (o->type != TR2_J_ARRAY)
 		return fail(r, "%s: \"%s\" is not an array", ev, key_name[k]);
-	n = json_object_array_length(o);
-	if (n + 1 > sv->alloc) {
-		sv->alloc = n + 16;
-		sv->v = xrealloc(sv->v, sv->alloc * sizeof(*sv->v));
-	}
-	for (size_t i = 0; i < n; i++) {
-		int rc = to_str(json_object_array_get_idx(o, i), &sv->v[i]);
-
-		if (rc == -1)
-			return fail(r, "%s: \"%s\" has an element that is not a string", ev, key_name[k]);
-		if (rc == -2)
-			return fail(r, "%s: \"%s\" has an element with a NUL character", ev, key_name[k]);
-	}
-	sv->v[n] = NULL;
-	*out = sv->v;
+	if (!o->strv)
+		return fail(r, "%s: \"%s\" has an element that is not a string", ev, key_name[k]);
+	if (o->nul)
+		return fail(r, "%s: \"%s\" has an element with a NUL character", ev, key_name[k]);
+	*out = (const char *const *)o->strv;
 	return 0;
 }
 
@@ -602,6 +580,36 @@ static const char *visible(const char *s, char *out, size_t size)
 
 /* ---- one line ---- */
 
+/* tr2_ev_kind_from_name() for a name of n bytes, comparing lengths first. */
+static int kind_lookup(const struct tr2_reader *r, const char *name, size_t n)
+{
+	for (int k = 0; k < TR2_EV__COUNT; k++)
+		if (r->kind_len[k] == n && !memcmp(tr2_ev_kind_name(k), name, n))
+			return k;
+	return -1;
+}
+
+/* Offset of the first byte below 0x20 in s, or n. */
+static size_t find_control(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	/* 32 bytes at a time: a loop of known length without exit, which
+	 * compilers turn into a few vector minimums */
+	for (; i + 32 <= n; i += 32) {
+		unsigned char min = 0xff;
+
+		for (int k = 0; k < 32; k++)
+			min = (unsigned char)s[i + k] < min ? (unsigned char)s[i + k] : min;
+		if (min < 0x20)
+			break;
+	}
+	for (; i < n; i++)
+		if ((unsigned char)s[i] < 0x20)
+			return i;
+	return n;
+}
+
 /* Fills ev's kind-specific fields from r->val; returns 0 or -1 (reason in r->err). */
 static int extract(struct tr2_reader *r, struct tr2_ev *ev, const char *name, uint64_t keys)
 {
@@ -635,13 +643,13 @@ static int extract(struct tr2_reader *r, struct tr2_ev *ev, const char *name, ui
 			break;
 		case K_EVT: rc = get_str(r, name, k, &ev->evt); break;
 		case K_EXE: rc = get_str(r, name, k, &ev->exe); break;
-		case K_ARGV: rc = get_strv(r, name, k, &r->argv, &ev->argv); break;
+		case K_ARGV: rc = get_strv(r, name, k, &ev->argv); break;
 		case K_CODE: rc = get_int(r, name, k, INT_MIN, &ev->code); break;
 		case K_SIGNO: rc = get_int(r, name, k, INT_MIN, &ev->signo); break;
 		case K_MSG: rc = get_str(r, name, k, &ev->msg); break;
 		case K_FMT: rc = get_str(r, name, k, &ev->fmt); break;
 		case K_PATH: rc = get_str(r, name, k, &ev->path); break;
-		case K_ANCESTRY: rc = get_strv(r, name, k, &r->ancestry, &ev->ancestry); break;
+		case K_ANCESTRY: rc = get_strv(r, name, k, &ev->ancestry); break;
 		case K_NAME:
 			/* cmd_mode writes its mode under "name" */
 			rc = get_str(r, name, k, ev->kind == TR2_EV_CMD_MODE ? &ev->mode : &ev->name);
@@ -654,22 +662,26 @@ static int extract(struct tr2_reader *r, struct tr2_ev *ev, const char *name, ui
 		case K_HOOK_NAME: rc = get_str(r, name, k, &ev->hook_name); break;
 		case K_CD: rc = get_str(r, name, k, &ev->cd); break;
 		case K_USE_SHELL:
-			if (!json_object_is_type(r->val[k], json_type_boolean))
+			if (r->val[k]->type != TR2_J_BOOL)
 				rc = fail(r, "%s: \"use_shell\" is not a boolean", name);
 			else
-				ev->use_shell = json_object_get_boolean(r->val[k]);
+				ev->use_shell = r->val[k]->b;
 			break;
 		case K_READY: rc = get_str(r, name, k, &ev->ready); break;
 		case K_EXEC_ID: rc = get_int(r, name, k, INT_MIN, &ev->exec_id); break;
 		case K_PARAM: rc = get_str(r, name, k, &ev->param); break;
 		case K_VALUE:
-			if (ev->kind == TR2_EV_DATA_JSON) {
-				/* the JSON text, re-serialized as compactly as git's json-writer writes it */
-				ev->value = json_object_to_json_string_ext(r->val[k],
-					JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-			} else if (ev->kind == TR2_EV_DATA && json_object_is_type(r->val[k], json_type_int)) {
+			if (ev->kind == TR2_EV_DATA_JSON && r->val[k]->type == TR2_J_STRING) {
+				/* a string (git writes none), as JSON text again */
+				r->json_text.len = 0;
+				tr2_json_add_string(&r->json_text, r->val[k]->text);
+				ev->value = r->json_text.p;
+			} else if (ev->kind == TR2_EV_DATA_JSON) {
+				/* the JSON text as the line has it: git's json-writer output */
+				ev->value = r->val[k]->text;
+			} else if (ev->kind == TR2_EV_DATA && r->val[k]->type == TR2_J_INT) {
 				/* older documents show integer data values; git writes strings */
-				ev->value = json_object_get_string(r->val[k]);
+				ev->value = r->val[k]->text;
 			} else {
 				rc = get_str(r, name, k, &ev->value);
 			}
@@ -760,15 +772,13 @@ static void derive(struct tr2_reader *r, struct tr2_ev *ev, uint64_t present)
 
 int tr2_reader_parse(struct tr2_reader *r, const char *line, size_t len, struct tr2_ev *ev)
 {
-	struct json_object *root;
-	enum json_tokener_error jerr;
+	struct tr2_jfield *field;
 	uint64_t present = 0, missing;
+	size_t ctl;
 	const char *name;
-	size_t end;
+	long n;
 	int kind;
 
-	json_object_put(r->root);
-	r->root = NULL;
 	memset(ev, 0, sizeof(*ev));
 	r->err[0] = '\0';
 
@@ -776,30 +786,20 @@ int tr2_reader_parse(struct tr2_reader *r, const char *line, size_t len, struct 
 		return fail(r, "empty line");
 	if (len > INT_MAX)
 		return fail(r, "line too long");
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)line[i] < 0x20)
-			return fail(r, "control character 0x%02x at column %zu", (unsigned char)line[i], i + 1);
+	ctl = find_control(line, len);
+	if (ctl < len)
+		return fail(r, "control character 0x%02x at column %zu", (unsigned char)line[ctl], ctl + 1);
 
-	json_tokener_reset(r->tok);
-	root = json_tokener_parse_ex(r->tok, line, (int)len);
-	jerr = json_tokener_get_error(r->tok);
-	end = json_tokener_get_parse_end(r->tok);
-	if (jerr == json_tokener_continue)
-		return fail(r, "truncated JSON");
-	if (jerr != json_tokener_success)
-		return fail(r, "invalid JSON at column %zu: %s", end + 1, json_tokener_error_desc(jerr));
-	r->root = root;
-	for (; end < len; end++)
-		if (line[end] != ' ')
-			return fail(r, "invalid JSON at column %zu: text after the object", end + 1);
-	if (!json_object_is_type(root, json_type_object))
+	n = tr2_jline_parse(r->json, line, len, &field);
+	if (n == TR2_J_ENOTOBJ)
 		return fail(r, "not a JSON object");
-
-	json_object_object_foreach(root, k, v) {
-		int id = key_lookup(k);
+	if (n < 0)
+		return fail(r, "%s", tr2_jline_error(r->json));
+	for (long i = 0; i < n; i++) {
+		int id = key_lookup(field[i].key, field[i].key_len);
 
 		if (id >= 0) {
-			r->val[id] = v;
+			r->val[id] = &field[i].v;
 			present |= B(id);
 		}
 	}
@@ -808,7 +808,7 @@ int tr2_reader_parse(struct tr2_reader *r, const char *line, size_t len, struct 
 		return fail(r, "missing \"event\"");
 	if (to_str(r->val[K_EVENT], &name))
 		return fail(r, "\"event\" is not a string");
-	kind = tr2_ev_kind_from_name(name);
+	kind = kind_lookup(r, name, r->val[K_EVENT]->len);
 	if (kind < 0) {
 		char shown[4 * 40 + 1];
 

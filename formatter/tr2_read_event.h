@@ -68,14 +68,20 @@ void tr2_reader_free(struct tr2_reader *r);
  * Parses one EVENT line into *ev and updates the per-process state.
  *
  * line holds len bytes, without the terminating '\n', and need not be
- * NUL-terminated.  It must be one JSON object (parsed with json-c in strict
- * mode) with the keys git writes for its "event"; keys the reader does not
- * know are ignored.  Required are "event", "sid", "thread" and every key that
- * git 2.39 always writes for that event, except "time", "file" and "line",
- * which the BRIEF variant leaves out (then time_us is 0 and file NULL).
- * Strings may hold any bytes except NUL, including invalid UTF-8, which git
- * itself writes for non-UTF-8 arguments and paths; raw control bytes
- * (0x00-0x1f) anywhere in the line are an error, since git escapes them.
+ * NUL-terminated.  It must be one JSON object, RFC 8259 throughout (parsed
+ * by simdjson, tr2_read_json.h; spaces around it are allowed), with the keys
+ * git writes for its "event"; keys the reader does not know are ignored, and
+ * of a repeated key the last counts.  Required are "event", "sid", "thread"
+ * and every key that git 2.39 always writes for that event, except "time",
+ * "file" and "line", which the BRIEF variant leaves out (then time_us is 0
+ * and file NULL).  Strings may hold any bytes except NUL, including invalid
+ * UTF-8, which git itself writes for non-UTF-8 arguments and paths (such a
+ * line is parsed through a reversible mapping of its bytes, see
+ * tr2_jline_parse()); raw control bytes (0x00-0x1f) anywhere in the line are
+ * an error, since git escapes them, and so are \u escapes of lone
+ * surrogates, which no UTF-8 can hold (simdjson refuses them).  A data_json
+ * "value" is handed on as the JSON text the line holds (git's json-writer
+ * output, so git's own bytes), a string value as JSON text again.
  *
  * Returns 0, or -1 when the line is malformed, with *ev unspecified and a
  * one-line reason (no newline, no line number) in tr2_reader_error().  A

@@ -26,14 +26,24 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 	$(FUZZ_SAN) -D_GNU_SOURCE -Iusdt -Iformatter -Ibpf -Iloader -Itests/fuzz \
 	$(shell pkg-config --cflags json-c)
-FUZZ_LIBS := $(shell pkg-config --libs json-c) -lcrypto -lm
-FUZZ_LIB_SRCS := $(FMT_SRCS) formatter/tr2_read_event.c loader/tr2_decode.c loader/tr2_session.c
-FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
+# tr2-fmt's JSON layer (formatter/tr2_read_json.cc, simdjson), as tr2fmt.mk
+# builds it but with simdjson's own assertions on (no NDEBUG).
+CLANGXX ?= clang++
+FUZZ_CXXFLAGS := -g -O1 -fno-omit-frame-pointer -std=gnu++17 -fno-exceptions -fno-rtti -Wall -Wextra \
+	$(FUZZ_SAN) -D_GNU_SOURCE -Iformatter $(SIMDJSON_CFLAGS)
+FUZZ_LIBS := $(shell pkg-config --libs json-c) $(TR2FMT_LIBS) -lcrypto -lm
+FUZZ_LIB_SRCS := $(FMT_SRCS) formatter/tr2_read_event.c formatter/tr2_read_json.cc \
+	loader/tr2_decode.c loader/tr2_session.c
+FUZZ_LIB_OBJS := $(patsubst %.cc,$(FUZZ_DIR)/obj/%.o,$(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o))
 FUZZ_BINS := $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_read_event
 
 $(FUZZ_DIR)/obj/%.o: %.c tests/fuzz/build.mk
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FUZZ_DIR)/obj/%.o: %.cc tests/fuzz/build.mk
+	@mkdir -p $(@D)
+	$(CLANGXX) $(FUZZ_CXXFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 -include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:$(FUZZ_DIR)/%=$(FUZZ_DIR)/obj/tests/fuzz/%.d)
 

@@ -1,0 +1,462 @@
+/* tr2_read_json.cc: one EVENT line's top-level object through simdjson's On
+ * Demand API, flattened into C structs (see tr2_read_json.h).  Built with
+ * -fno-exceptions: simdjson reports through error codes, and an allocation
+ * failure ends the program, as everywhere in tr2. */
+#include <simdjson.h>
+#include <stdio.h>
+#include <string.h>
+#include <vector>
+
+#include "tr2_read_json.h"
+extern "C" {
+#include "tr2_json.h"
+}
+
+using namespace simdjson;
+using ondemand::json_type;
+
+/* The walk below recurses once per level of nesting. */
+#define MAX_DEPTH 64
+
+/* parse()'s result for a line that is not UTF-8: take the slow path. */
+#define NOT_UTF8 (-100)
+
+struct tr2_jline {
+	ondemand::parser parser;
+	std::vector<char> buf;      /* the line as parsed, then SIMDJSON_PADDING bytes */
+	size_t len;                 /* of the line in buf */
+	bool mapped;                /* buf holds the slow path's mapping (tr2_read_json.h) */
+	bool plain;                 /* not mapped, and no backslash: no string has an escape */
+	/* Unescaped strings, each followed by a NUL, and the string arrays' vectors;
+	 * sized before each parse for the worst case, so that pointers into them
+	 * stay valid while they fill. */
+	std::vector<char> text;
+	size_t text_len;
+	std::vector<char *> strv;
+	std::vector<size_t> strv_len;
+	size_t nr_strv;
+	std::vector<tr2_jfield> fields;  /* sized like text; nr_fields used */
+	size_t nr_fields;
+	char err[200];
+};
+
+struct tr2_jline *tr2_jline_new(void)
+{
+	return new tr2_jline();
+}
+
+void tr2_jline_free(struct tr2_jline *j)
+{
+	delete j;
+}
+
+const char *tr2_jline_error(const struct tr2_jline *j)
+{
+	return j->err;
+}
+
+/* The end of the text from start to end without the whitespace after it. */
+static const char *trim(const char *start, const char *end)
+{
+	while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	return end;
+}
+
+/* ---- the slow path for invalid UTF-8 ---- */
+
+/* Is s the UTF-8 of U+10FF80..U+10FFFF, the code points bytes are mapped to? */
+static bool is_mapped(const unsigned char *s)
+{
+	return s[0] == 0xf4 && s[1] == 0x8f && (s[2] & 0xfe) == 0xbe && (s[3] & 0xc0) == 0x80;
+}
+
+/* Rewrites buf (j->len bytes) with each byte that is not part of a valid
+ * sequence of an unmapped code point as U+10FF00 + byte. */
+static void map_line(struct tr2_jline *j)
+{
+	std::vector<char> out(4 * j->len + SIMDJSON_PADDING);
+	const unsigned char *s = (const unsigned char *)j->buf.data();
+	size_t o = 0;
+
+	for (size_t i = 0; i < j->len;) {
+		/* buf[len] is NUL, so tr2_utf8_seq never reads past the line */
+		int n = s[i] < 0x80 ? 1 : tr2_utf8_seq(s + i);
+
+		if (n > 0 && !(n == 4 && is_mapped(s + i))) {
+			memcpy(&out[o], s + i, (size_t)n);
+			o += (size_t)n;
+			i += (size_t)n;
+		} else {
+			out[o++] = (char)0xf4;
+			out[o++] = (char)0x8f;
+			out[o++] = (char)(0xbe | (s[i] >> 6 & 1));
+			out[o++] = (char)(0x80 | (s[i] & 0x3f));
+			i++;
+		}
+	}
+	j->buf.swap(out);
+	j->len = o;
+	j->mapped = true;
+}
+
+/* Turns the mapped code points in s (n bytes) back into their bytes, in
+ * place; NUL-terminates and returns the new length. */
+static size_t unmap(char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t o = 0;
+
+	for (size_t i = 0; i < n;) {
+		if (i + 4 <= n && is_mapped(u + i)) {
+			s[o++] = (char)(0x80 | (u[i + 2] & 1) << 6 | (u[i + 3] & 0x3f));
+			i += 4;
+		} else {
+			s[o++] = s[i++];
+		}
+	}
+	s[o] = '\0';
+	return o;
+}
+
+/* Column (from 1) in the line as given of offset off into buf. */
+static size_t column(const struct tr2_jline *j, size_t off)
+{
+	size_t col = off + 1;
+
+	if (j->mapped)
+		for (size_t i = 0; i + 4 <= off; i++)
+			if (is_mapped((const unsigned char *)j->buf.data() + i))
+				col -= 3;
+	return col;
+}
+
+/* ---- values ---- */
+
+/* Checks and consumes v and everything in it. */
+template <class V> static error_code walk(V &v, int depth)
+{
+	json_type t;
+	error_code e = v.type().get(t);
+
+	if (e)
+		return e;
+	if ((t == json_type::object || t == json_type::array) && depth >= MAX_DEPTH)
+		return DEPTH_ERROR;
+	switch (t) {
+	case json_type::object: {
+		ondemand::object o;
+
+		if ((e = v.get_object().get(o)))
+			return e;
+		for (auto it : o) {
+			std::string_view k;
+
+			if ((e = it.error()) || (e = it.value_unsafe().unescaped_key().get(k)) ||
+			    (e = walk(it.value_unsafe().value(), depth + 1)))
+				return e;
+		}
+		return SUCCESS;
+	}
+	case json_type::array: {
+		ondemand::array a;
+
+		if ((e = v.get_array().get(a)))
+			return e;
+		for (auto it : a)
+			if ((e = it.error()) || (e = walk(it.value_unsafe(), depth + 1)))
+				return e;
+		return SUCCESS;
+	}
+	case json_type::string: {
+		std::string_view s;
+
+		return v.get_string().get(s);
+	}
+	case json_type::number: {
+		ondemand::number n;
+
+		return v.get_number().get(n);
+	}
+	case json_type::boolean: {
+		bool b;
+
+		return v.get_bool().get(b);
+	}
+	case json_type::null: {
+		bool is_null = false;
+
+		if ((e = v.is_null().get(is_null)))
+			return e;
+		return is_null ? SUCCESS : N_ATOM_ERROR;
+	}
+	}
+	return TAPE_ERROR;
+}
+
+/* Consumes the string v and copies it, unescaped, into j->text, NUL-terminated;
+ * *nul is set when it holds a NUL byte ("\u0000"). */
+static error_code copy_string(struct tr2_jline *j, ondemand::value &v, char **out, size_t *len, bool *nul)
+{
+	std::string_view s;
+	error_code e = v.get_string().get(s);
+
+	if (e)
+		return e;
+	*out = &j->text[j->text_len];
+	*len = s.size();
+	memcpy(*out, s.data(), s.size());
+	(*out)[s.size()] = '\0';
+	j->text_len += s.size() + 1;
+	*nul |= memchr(s.data(), '\0', s.size()) != NULL;
+	return SUCCESS;
+}
+
+/*
+ * Consumes a string of the top-level object, whose token (text and spaces)
+ * is given.  On a plain line the string is the text between its quotes,
+ * byte for byte (simdjson checked UTF-8 and control bytes for the whole line
+ * first), and is left in the line buffer: tr2_jline_parse() puts its NUL in
+ * place of the closing quote once the line is parsed.  This saves copying
+ * most of a line's bytes; the top-level strings are what EVENT lines are made
+ * of.
+ */
+static error_code top_string(struct tr2_jline *j, ondemand::value &v, std::string_view token, struct tr2_jval *out)
+{
+	const char *text = token.data() + 1, *end = trim(text, token.data() + token.size()) - 1;
+	ondemand::raw_json_string raw;
+
+	if (!j->plain)
+		return copy_string(j, v, &out->text, &out->len, &out->nul);
+	out->text = (char *)text;
+	out->len = (size_t)(end - text);
+	out->in_place = true;
+	return v.get_raw_json_string().get(raw);
+}
+
+/* A top-level array: its strings go to j->strv when they all are strings. */
+static error_code flatten_array(struct tr2_jline *j, ondemand::value &v, struct tr2_jval *out)
+{
+	ondemand::array a;
+	size_t first = j->nr_strv;
+	bool all_strings = true;
+	error_code e = v.get_array().get(a);
+
+	if (e)
+		return e;
+	for (auto it : a) {
+		ondemand::value x;
+		json_type t;
+
+		if ((e = it.error()))
+			return e;
+		x = it.value_unsafe();
+		if ((e = x.type().get(t)))
+			return e;
+		if (t == json_type::string) {
+			e = copy_string(j, x, &j->strv[j->nr_strv], &j->strv_len[j->nr_strv], &out->nul);
+			j->nr_strv++;
+		} else {
+			all_strings = false;
+			e = walk(x, 2);
+		}
+		if (e)
+			return e;
+		out->n++;
+	}
+	if (all_strings) {
+		out->strv = &j->strv[first];
+		out->strv_len = &j->strv_len[first];
+		j->strv[j->nr_strv++] = NULL;
+	}
+	return SUCCESS;
+}
+
+/* Flattens one value of the top-level object, whose first token (and the
+ * spaces after it) is given, into *out and consumes it. */
+static error_code flatten(struct tr2_jline *j, ondemand::document &doc, ondemand::value &v,
+			  std::string_view token, struct tr2_jval *out)
+{
+	const char *start = token.data(), *end = start + token.size();
+	ondemand::number n;
+	json_type t;
+	error_code e = v.type().get(t);
+
+	/* what every type sets, without clearing the whole struct */
+	out->nul = out->big = out->in_place = false;
+	out->strv = NULL;
+	out->n = 0;
+	if (e)
+		return e;
+	switch (t) {
+	case json_type::object:
+		out->type = TR2_J_OBJECT;
+		e = walk(v, 1);
+		break;
+	case json_type::array:
+		out->type = TR2_J_ARRAY;
+		e = flatten_array(j, v, out);
+		break;
+	case json_type::string:
+		out->type = TR2_J_STRING;
+		e = top_string(j, v, token, out);
+		break;
+	case json_type::number:
+		if ((e = v.get_number().get(n)))
+			break;
+		if (n.is_double()) {
+			out->type = TR2_J_DOUBLE;
+			out->d = n.get_double();
+		} else {
+			out->type = TR2_J_INT;
+			out->big = !n.is_int64();
+			out->i = out->big ? 0 : n.get_int64();
+		}
+		break;
+	case json_type::boolean:
+		out->type = TR2_J_BOOL;
+		e = v.get_bool().get(out->b);
+		break;
+	case json_type::null:
+		out->type = TR2_J_NULL;
+		e = walk(v, 1);
+		break;
+	}
+	if (e || t == json_type::string)
+		return e;
+	/* an object's or array's text ends where the next token (',' or '}') begins */
+	if ((t == json_type::object || t == json_type::array) && doc.current_location().get(end))
+		end = j->buf.data() + j->len;
+	end = trim(start, end);
+	out->text = (char *)start;
+	out->len = (size_t)(end - start);
+	return SUCCESS;
+}
+
+/* ---- one line ---- */
+
+static long fail(struct tr2_jline *j, ondemand::document *doc, error_code e)
+{
+	const char *at = NULL;
+
+	if (e == UNCLOSED_STRING) {
+		snprintf(j->err, sizeof(j->err), "truncated JSON");
+	} else if (e == INCOMPLETE_ARRAY_OR_OBJECT) {
+		/* simdjson checks first that the last token is the root's '}' */
+		snprintf(j->err, sizeof(j->err), "truncated JSON, or text after the object");
+	} else if (doc && !doc->current_location().get(at)) {
+		snprintf(j->err, sizeof(j->err), "invalid JSON at column %zu: %s",
+			 column(j, (size_t)(at - j->buf.data())), error_message(e));
+	} else {
+		snprintf(j->err, sizeof(j->err), "invalid JSON: %s", error_message(e));
+	}
+	return TR2_J_EJSON;
+}
+
+/* Parses buf; the fields go to j->fields. */
+static long parse(struct tr2_jline *j)
+{
+	ondemand::document doc;
+	ondemand::object obj;
+	const char *at;
+	json_type t;
+	error_code e;
+
+	j->nr_fields = 0;
+	j->text_len = 0;
+	j->nr_strv = 0;
+	/* every string, NUL included, is shorter than its JSON form; a
+	 * string element takes at least 3 bytes ("",) and a vector's NULL 2 ([]) */
+	if (j->text.size() < j->len + 1)
+		j->text.resize(j->len + 1);
+	if (j->fields.size() < j->len / 4 + 1)   /* a field takes at least 5 bytes: "":0, */
+		j->fields.resize(j->len / 4 + 1);
+	if (j->strv.size() < j->len / 2 + 1) {
+		j->strv.resize(j->len / 2 + 1);
+		j->strv_len.resize(j->len / 2 + 1);
+	}
+
+	if ((e = j->parser.iterate(j->buf.data(), j->len, j->buf.size()).get(doc)))
+		return e == UTF8_ERROR ? NOT_UTF8 : fail(j, NULL, e);
+	if ((e = doc.type().get(t)))
+		return fail(j, &doc, e);
+	if (t != json_type::object) {
+		e = walk(doc, 0);
+		if (!e && !doc.current_location().get(at))
+			e = TRAILING_CONTENT;
+		return e ? fail(j, &doc, e) : TR2_J_ENOTOBJ;
+	}
+	if ((e = doc.get_object().get(obj)))
+		return fail(j, &doc, e);
+	for (auto it : obj) {
+		struct tr2_jfield &f = j->fields[j->nr_fields];
+		std::string_view token, key;
+
+		if ((e = it.error()))
+			return fail(j, &doc, e);
+		/* the value's first token, and spaces; the view consumes nothing */
+		token = it.value_unsafe().value().raw_json_token();
+		if (j->plain) {
+			/* the key is the text between its quotes: "key" : value,
+			 * as simdjson has checked, so its closing quote is found
+			 * going back from the value over spaces and the colon */
+			const char *k = (const char *)it.value_unsafe().key().raw(), *q = token.data() - 1;
+
+			while (*q != '"')
+				q--;
+			key = std::string_view(k, (size_t)(q - k));
+		} else if ((e = it.value_unsafe().unescaped_key().get(key))) {
+			/* in simdjson's string buffer, valid until the next parse */
+			return fail(j, &doc, e);
+		}
+		if ((e = flatten(j, doc, it.value_unsafe().value(), token, &f.v)))
+			return fail(j, &doc, e);
+		f.key = key.data();
+		f.key_len = key.size();
+		j->nr_fields++;
+	}
+	if (!doc.current_location().get(at))
+		return fail(j, &doc, TRAILING_CONTENT);
+	return (long)j->nr_fields;
+}
+
+long tr2_jline_parse(struct tr2_jline *j, const char *line, size_t len, struct tr2_jfield **out)
+{
+	long n;
+
+	if (j->buf.size() < len + SIMDJSON_PADDING)
+		j->buf.resize(len + SIMDJSON_PADDING);
+	memcpy(j->buf.data(), line, len);
+	j->buf[len] = '\0';
+	j->len = len;
+	j->mapped = false;
+	j->plain = !memchr(line, '\\', len);
+	j->err[0] = '\0';
+	n = parse(j);
+	if (n == NOT_UTF8) {
+		map_line(j);
+		j->plain = false;
+		n = parse(j);
+		if (n == NOT_UTF8)
+			n = fail(j, NULL, UTF8_ERROR);   /* cannot happen: the mapping is UTF-8 */
+	}
+	if (n < 0)
+		return n;
+
+	/* The whole line is parsed: the byte after each raw text or string left
+	 * in the line (a ',', '}', space or closing quote) is no longer needed,
+	 * and becomes its NUL. */
+	for (long i = 0; i < n; i++) {
+		struct tr2_jfield &f = j->fields[i];
+
+		if (f.v.type != TR2_J_STRING || f.v.in_place)
+			f.v.text[f.v.len] = '\0';
+		if (!j->mapped)
+			continue;
+		f.v.len = unmap(f.v.text, f.v.len);
+		for (size_t k = 0; f.v.strv && k < f.v.n; k++)
+			f.v.strv_len[k] = unmap(f.v.strv[k], f.v.strv_len[k]);
+	}
+	*out = j->fields.data();
+	return n;
+}
