@@ -5,6 +5,7 @@
  * (-DPROTO=...; bench/build.mk) and attached by bpf-attach, whose consumer
  * counts records and formats nothing.
  *
+ *   p_args    the seven probe arguments read (libbpf's usdt.bpf.h), nothing else
  *   p_hdr     a 48-byte header (pid, tid, time) reserved in the ring buffer
  *   p_tr2     tr2.bpf.c's path: traced-set lookup, task-storage lookup,
  *             file, category and label into a per-CPU scratch record,
@@ -104,6 +105,11 @@ static __always_inline void fill(struct hdr *h, int line)
 
 #define ARGS void *tls, const char *file, int line, int repo, \
 	     const char *category, const char *label, const char *msg
+
+static __always_inline int p_args(ARGS)
+{
+	return 0;
+}
 
 static __always_inline int p_hdr(ARGS)
 {

@@ -43,6 +43,9 @@
 
 /* 200-byte category and label, for the payload rows. */
 static char long_cat[201], long_label[201];
+/* CAT and LABEL copied at start: strings built at run time, which the
+ * tracer reads at every hit, where it reads literals once per site. */
+static char runtime_cat[sizeof(CAT)], runtime_label[sizeof(LABEL)];
 
 static int out_fd = -1;       /* -o FILE: the "write" kind's output */
 static uint64_t spin;         /* -s SPIN */
@@ -81,6 +84,15 @@ static __attribute__((noinline)) void loop_region_long(uint64_t n)
 	for (uint64_t i = 0; i < n; i++) {
 		trace2_region_enter(long_cat, long_label, 0);
 		trace2_region_leave(long_cat, long_label, 0);
+		BARRIER();
+	}
+}
+
+static __attribute__((noinline)) void loop_region_runtime(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		trace2_region_enter(runtime_cat, runtime_label, 0);
+		trace2_region_leave(runtime_cat, runtime_label, 0);
 		BARRIER();
 	}
 }
@@ -157,6 +169,7 @@ static const struct kind {
 	{ "region", loop_region, 2 },             /* trace2.h: 5-byte nop */
 	{ "region_nop1", loop_region_nop1, 2 },   /* <sys/sdt.h>: 1-byte nop */
 	{ "region_long", loop_region_long, 2 },   /* 200-byte category and label */
+	{ "region_runtime", loop_region_runtime, 2 }, /* CAT, LABEL built at run time */
 	{ "intmax", loop_intmax, 1 },
 	{ "timer", loop_timer, 2 },               /* timer_start + timer_stop */
 	{ "lttng", loop_lttng, 2 },
@@ -252,6 +265,8 @@ int main(int argc, char **argv)
 	}
 	memset(long_cat, 'c', 200);
 	memset(long_label, 'l', 200);
+	memcpy(runtime_cat, CAT, sizeof(CAT));
+	memcpy(runtime_label, LABEL, sizeof(LABEL));
 	out_fd = open(out, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (out_fd < 0) {
 		perror(out);
