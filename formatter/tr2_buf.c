@@ -65,71 +65,45 @@ void tr2_buf_free(struct tr2_buf *b)
 	b->len = b->cap = 0;
 }
 
-void tr2_buf_addchars(struct tr2_buf *b, char c, size_t n)
-{
-	memset(tr2_buf_reserve(b, n), c, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
+const char tr2_digit_pairs[200] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
 
-void tr2_buf_pad(struct tr2_buf *b, size_t start, size_t col)
-{
-	if (b->len - start < col)
-		tr2_buf_addchars(b, ' ', col - (b->len - start));
-}
-
-/* Writes the digits of v backwards, ending at end; returns where they start. */
-static char *digits_before(char *end, uint64_t v)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
-
+/* Counting the digits first lets them be written in place, without the
+ * copy out of a scratch array. */
 size_t tr2_int_digits(char out[20], int64_t v)
 {
-	char tmp[20], *end = tmp + sizeof(tmp), *p;
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	size_t n = (v < 0) + tr2_digit_count(u);
 
-	p = digits_before(end, v < 0 ? -(uint64_t)v : (uint64_t)v);
+	tr2_digits_before(out + n, u);
 	if (v < 0)
-		*--p = '-';
-	memcpy(out, p, (size_t)(end - p));
-	return (size_t)(end - p);
+		out[0] = '-';
+	return n;
 }
 
 void tr2_buf_add_uint(struct tr2_buf *b, uint64_t v)
 {
-	char tmp[20], *end = tmp + sizeof(tmp), *p = digits_before(end, v);
+	char *p = tr2_buf_reserve(b, 20);
+	size_t n = tr2_digit_count(v);
 
-	tr2_buf_put(b, p, (size_t)(end - p));
+	tr2_digits_before(p + n, v);
+	b->len += n;
+	tr2_buf_terminate(b);
 }
 
 void tr2_buf_add_int(struct tr2_buf *b, int64_t v)
 {
-	char tmp[20];
-
-	tr2_buf_put(b, tmp, tr2_int_digits(tmp, v));
+	b->len += tr2_int_digits(tr2_buf_reserve(b, 20), v);
+	tr2_buf_terminate(b);
 }
 
 void tr2_buf_add_secs(struct tr2_buf *b, int64_t us, int width)
 {
-	char tmp[32], *end = tmp + sizeof(tmp), *p = end;
-	uint64_t u = us < 0 ? -(uint64_t)us : (uint64_t)us;
-	uint64_t frac = u % 1000000;
-	size_t n;
+	size_t w = width > 0 ? (size_t)width : 0;
+	char *p = tr2_buf_reserve(b, w + TR2_SECS_MAX);
 
-	for (int i = 0; i < 6; i++) {
-		*--p = (char)('0' + frac % 10);
-		frac /= 10;
-	}
-	*--p = '.';
-	p = digits_before(p, u / 1000000);
-	if (us < 0)
-		*--p = '-';
-	n = (size_t)(end - p);
-	if (width > 0 && (size_t)width > n)
-		tr2_buf_addchars(b, ' ', (size_t)width - n);
-	tr2_buf_put(b, p, n);
+	b->len = (size_t)(tr2_put_secs(p, us, w) - b->p);
+	tr2_buf_terminate(b);
 }

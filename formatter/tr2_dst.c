@@ -534,6 +534,16 @@ int tr2_dst_flush(struct tr2_dst *d)
 /* Lines wait in the buffer up to this size. */
 #define FLUSH_BYTES (64 * 1024)
 
+struct tr2_buf *tr2_dst_buffer(struct tr2_dst *d)
+{
+	return d->buffered && !d->failed ? &d->out : NULL;
+}
+
+int tr2_dst_commit(struct tr2_dst *d)
+{
+	return d->out.len >= FLUSH_BYTES ? tr2_dst_flush(d) : 0;
+}
+
 int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t len)
 {
 	const char *what = d->name;
@@ -543,7 +553,7 @@ int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t l
 		if (d->failed)
 			return -1;
 		tr2_buf_put(&d->out, line, len);
-		return d->out.len >= FLUSH_BYTES ? tr2_dst_flush(d) : 0;
+		return tr2_dst_commit(d);
 	}
 
 	if (d->kind == DST_DIR) {

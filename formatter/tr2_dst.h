@@ -101,6 +101,19 @@ void tr2_dst_end_process(struct tr2_dst *d, const char *sid);
  */
 void tr2_dst_set_buffered(struct tr2_dst *d, bool on);
 
+/*
+ * The batch of a buffered destination that has not failed, for a caller
+ * that formats lines straight into it rather than handing each to
+ * tr2_dst_write (tr2_target_emit: one copy of every line less); NULL when
+ * the destination is not buffered or has failed.  Append whole lines only
+ * (the same rule as tr2_dst_write), then call tr2_dst_commit.
+ */
+struct tr2_buf *tr2_dst_buffer(struct tr2_dst *d);
+
+/* After lines were appended to tr2_dst_buffer(d): writes the batch once it
+ * holds 64 KiB, as tr2_dst_write does.  Returns 0, or -1 on failure. */
+int tr2_dst_commit(struct tr2_dst *d);
+
 /* Writes the buffered lines.  Returns 0, or -1 when this or an earlier write
  * failed (reported once). */
 int tr2_dst_flush(struct tr2_dst *d);

@@ -3,18 +3,6 @@
 #include "tr2_buf.h"
 #include "tr2_quote.h"
 
-/* Appends s[0..n) as it is: git writes strings into NORMAL and PERF raw. */
-static void text_add_n(struct tr2_buf *b, const char *s, size_t n)
-{
-	tr2_buf_put(b, s, n);
-}
-
-void tr2_text_add(struct tr2_buf *b, const char *s)
-{
-	if (s)
-		text_add_n(b, s, strlen(s));
-}
-
 /* git's quote.c: characters that need no quoting besides ASCII letters and digits. */
 static int is_pretty_ok(unsigned char c)
 {
@@ -29,7 +17,7 @@ static void sq_quote(struct tr2_buf *b, const char *s)
 	while (*s) {
 		size_t len = strcspn(s, "'!");
 
-		text_add_n(b, s, len);
+		tr2_buf_put(b, s, len);
 		s += len;
 		while (*s == '\'' || *s == '!') {
 			char q[4] = { '\'', '\\', *s++, '\'' };

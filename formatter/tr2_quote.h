@@ -10,10 +10,16 @@
 #ifndef TR2_QUOTE_H
 #define TR2_QUOTE_H
 
-#include "tr2_tgt.h"
+#include <string.h>
+#include "tr2_buf.h"
 
-/* Appends s as it is; NULL appends nothing. */
-void tr2_text_add(struct tr2_buf *b, const char *s);
+/* Appends s as it is; NULL appends nothing.  Inline: most strings of a
+ * NORMAL or PERF line go through it. */
+static inline void tr2_text_add(struct tr2_buf *b, const char *s)
+{
+	if (s)
+		tr2_buf_put(b, s, strlen(s));
+}
 
 /*
  * Appends s quoted for a shell only when needed, as git's

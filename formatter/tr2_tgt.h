@@ -52,7 +52,9 @@ struct tr2_target {
  * Formats ev with target t and writes the resulting line to t's destination.
  * Returns 0, or -1 when the destination failed (it reports that once itself).
  * Kinds the format skips (NULL slot, EVENT's nesting limit) write nothing and
- * return 0; t->buf is reused, so steady-state emits do not allocate.
+ * return 0; t->buf is reused, so steady-state emits do not allocate.  A
+ * buffered destination (tr2_dst_set_buffered) gets the line formatted
+ * straight into its batch, and t->buf is not used.
  * Directory destinations (tr2_dst.h): after the first line that lands in
  * git's git-trace2-discard sentinel, an EVENT target also writes git's
  * "too_many_files" event; an atexit or signal event ends the process's file.

@@ -27,16 +27,7 @@ static char *put2(char *p, int v)
 	return p + 2;
 }
 
-static char *put_usec(char *p, int usec)
-{
-	for (int i = 5; i >= 0; i--) {
-		p[i] = (char)('0' + usec % 10);
-		usec /= 10;
-	}
-	return p + 6;
-}
-
-void tr2_time_add_local(struct tr2_buf *b, int64_t time_us)
+char *tr2_time_put_local(char *p, int64_t time_us)
 {
 	/* localtime_r is the costly part (time zone rules); the hour, minute
 	 * and second only change with the second, and a zone's offset changes
@@ -46,28 +37,31 @@ void tr2_time_add_local(struct tr2_buf *b, int64_t time_us)
 	static __thread char hms[9];
 	int64_t secs;
 	int usec;
-	char *p;
 
 	split_us(time_us, &secs, &usec);
 	if (!cached || secs != cached_secs) {
 		time_t t = (time_t)secs;
 		struct tm tm = { 0 };
+		char *q;
 
 		localtime_r(&t, &tm);
-		p = put2(hms, tm.tm_hour);
-		*p++ = ':';
-		p = put2(p, tm.tm_min);
-		*p++ = ':';
-		put2(p, tm.tm_sec);
+		q = put2(hms, tm.tm_hour);
+		*q++ = ':';
+		q = put2(q, tm.tm_min);
+		*q++ = ':';
+		put2(q, tm.tm_sec);
 		cached_secs = secs;
 		cached = true;
 	}
-	p = tr2_buf_reserve(b, 15);
-	for (int i = 0; i < 8; i++)
-		p[i] = hms[i];
+	memcpy(p, hms, 8);
 	p[8] = '.';
-	put_usec(p + 9, usec);
-	b->len += 15;
+	tr2_put_usec(p + 9, (uint32_t)usec);
+	return p + 15;
+}
+
+void tr2_time_add_local(struct tr2_buf *b, int64_t time_us)
+{
+	b->len = (size_t)(tr2_time_put_local(tr2_buf_reserve(b, 15), time_us) - b->p);
 	tr2_buf_terminate(b);
 }
 
@@ -140,7 +134,7 @@ void tr2_time_add_utc(struct tr2_buf *b, int64_t time_us)
 	p = tr2_buf_reserve(b, n + 8);
 	memcpy(p, ymdhms, n);
 	p[n] = '.';
-	put_usec(p + n + 1, usec);
+	tr2_put_usec(p + n + 1, (uint32_t)usec);
 	p[n + 7] = 'Z';
 	b->len += n + 8;
 	tr2_buf_terminate(b);

@@ -17,6 +17,10 @@
  */
 void tr2_time_add_local(struct tr2_buf *b, int64_t time_us);
 
+/* The same 15 bytes written at p (no NUL); returns p + 15.  For callers that
+ * reserved room for a whole line and write it with a pointer. */
+char *tr2_time_put_local(char *p, int64_t time_us);
+
 /*
  * Appends time_us in UTC as "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" (27 bytes for years
  * 1000-9999), git's tr2_tbuf_utc_datetime_extended() layout used by EVENT's
