@@ -1,9 +1,8 @@
 /* tr2_json.c: JSON strings and data_json values for the EVENT target (see
- * tr2_json.h). */
+ * tr2_json.h; tr2_json_is_valid is in tr2_read_json.cc, with the rest of
+ * simdjson's use). */
 #include <stdint.h>
 #include <string.h>
-#include <json-c/json_object.h>
-#include <json-c/json_tokener.h>
 #include "tr2_buf.h"
 #include "tr2_json.h"
 
@@ -106,122 +105,6 @@ void tr2_json_add_string(struct tr2_buf *b, const char *str)
 		}
 	}
 	tr2_buf_putc(b, '"');
-}
-
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static bool is_structural(char c)
-{
-	return c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == ':';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* RFC 8259 number: -? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)? */
-static bool is_number(const char *p, const char *end)
-{
-	if (p < end && *p == '-')
-		p++;
-	if (p == end || !is_digit(*p))
-		return false;
-	if (*p == '0')
-		p++;
-	else
-		while (p < end && is_digit(*p))
-			p++;
-	if (p < end && *p == '.') {
-		if (++p == end || !is_digit(*p))
-			return false;
-		while (p < end && is_digit(*p))
-			p++;
-	}
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		p++;
-		if (p < end && (*p == '+' || *p == '-'))
-			p++;
-		if (p == end || !is_digit(*p))
-			return false;
-		while (p < end && is_digit(*p))
-			p++;
-	}
-	return p == end;
-}
-
-static bool is_literal(const char *p, const char *end)
-{
-	size_t n = (size_t)(end - p);
-
-	return (n == 4 && !memcmp(p, "true", 4)) || (n == 5 && !memcmp(p, "false", 5)) ||
-	       (n == 4 && !memcmp(p, "null", 4)) || is_number(p, end);
-}
-
-/* The second pass: what json-c lets through but RFC 8259 does not (json-c
- * 0.16's UTF-8 check also lets overlong forms and surrogates through). */
-static bool tokens_are_strict(const char *p)
-{
-	while (*p) {
-		if (is_ws(*p) || is_structural(*p)) {
-			p++;
-		} else if (*p == '"') {
-			for (p++; *p != '"'; p++) {
-				unsigned char c = (unsigned char)*p;
-
-				if (c < 0x20)   /* the NUL too: an unterminated string */
-					return false;
-				if (c == '\\' && !*++p)
-					return false;
-				if (c >= 0x80) {
-					int n = tr2_utf8_seq((const unsigned char *)p);
-
-					if (n < 0)
-						return false;
-					p += n - 1;
-				}
-			}
-			p++;
-		} else {
-			const char *tok = p;
-
-			while (*p && !is_ws(*p) && !is_structural(*p) && *p != '"')
-				p++;
-			if (!is_literal(tok, p))
-				return false;
-		}
-	}
-	return true;
-}
-
-bool tr2_json_is_valid(const char *text)
-{
-	/* data_json events are rare, so one tokener per thread, reset per
-	 * call, is plenty; json-c allocates the parsed objects anyway. */
-	static __thread struct json_tokener *tok;
-	struct json_object *obj;
-	size_t len;
-	bool ok;
-
-	if (!text)
-		return false;
-	if (!tok) {
-		tok = json_tokener_new_ex(256);
-		if (!tok)
-			return false;
-		json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	}
-	json_tokener_reset(tok);
-	len = strlen(text);
-	/* Passing the NUL too ends a top-level number or literal ("1", "null"). */
-	obj = json_tokener_parse_ex(tok, text, (int)(len + 1));
-	ok = json_tokener_get_error(tok) == json_tokener_success &&
-	     json_tokener_get_parse_end(tok) >= len;
-	json_object_put(obj);
-	return ok && tokens_are_strict(text);
 }
 
 void tr2_json_add_value(struct tr2_buf *b, const char *text)

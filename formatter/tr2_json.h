@@ -35,11 +35,15 @@ void tr2_json_add_string(struct tr2_buf *b, const char *s);
 /*
  * True when text is exactly one JSON value (object, array, string, number,
  * true, false or null) with optional surrounding whitespace, per RFC 8259,
- * in valid UTF-8.  json-c (json_tokener, strict and UTF-8-validating) checks
- * the structure; json-c also admits NaN, Infinity, "1.", raw control bytes
- * and overlong or surrogate UTF-8 inside strings, which a second pass over
- * the tokens rejects.  Nesting
- * deeper than 256 levels is refused.
+ * in valid UTF-8 (no overlong forms, surrogates or code points beyond
+ * U+10FFFF); false for NULL.  simdjson parses every value of it, with the
+ * walk tr2-fmt's reader uses (tr2_read_json.cc).  Beyond RFC 8259's
+ * grammar, as its sections 6 and 8.2 allow, refused are: nesting deeper
+ * than 255 arrays and objects; numbers whose magnitude rounds beyond
+ * DBL_MAX (1e309) or whose exponent has more than 19 digits; \u escapes of
+ * unpaired surrogates ("\ud800").  Thread-safe: each thread has its own
+ * parser, kept (and grown to the longest text seen) until the thread exits;
+ * aborts only if memory runs out.
  */
 bool tr2_json_is_valid(const char *text);
 

@@ -1,5 +1,7 @@
-/* tr2_read_json.cc: one EVENT line's top-level object through simdjson's On
- * Demand API, flattened into C structs (see tr2_read_json.h).  Built with
+/* tr2_read_json.cc: tr2's JSON parsing, all of it through simdjson's On Demand
+ * API: one EVENT line's top-level object flattened into C structs for
+ * tr2-fmt's reader (tr2_read_json.h), and the check of data_json values for
+ * the EVENT target (tr2_json_is_valid, tr2_json.h).  Built with
  * -fno-exceptions: simdjson reports through error codes, and an allocation
  * failure ends the program, as everywhere in tr2. */
 #include <simdjson.h>
@@ -15,8 +17,11 @@ extern "C" {
 using namespace simdjson;
 using ondemand::json_type;
 
-/* The walk below recurses once per level of nesting. */
-#define MAX_DEPTH 64
+/* Levels of nesting (arrays and objects) allowed in an EVENT line and in a
+ * data_json value (255, the limit data_json values have always had);
+ * walk() recurses once per level. */
+#define LINE_MAX_DEPTH 64
+#define VALUE_MAX_DEPTH 255
 
 /* parse()'s result for a line that is not UTF-8: take the slow path. */
 #define NOT_UTF8 (-100)
@@ -133,15 +138,17 @@ static size_t column(const struct tr2_jline *j, size_t off)
 
 /* ---- values ---- */
 
-/* Checks and consumes v and everything in it. */
-template <class V> static error_code walk(V &v, int depth)
+/* Checks and consumes v and everything in it: v is at nesting level depth
+ * (0 for the document), and arrays and objects at max_depth or deeper are
+ * refused. */
+template <class V> static error_code walk(V &v, int depth, int max_depth)
 {
 	json_type t;
 	error_code e = v.type().get(t);
 
 	if (e)
 		return e;
-	if ((t == json_type::object || t == json_type::array) && depth >= MAX_DEPTH)
+	if ((t == json_type::object || t == json_type::array) && depth >= max_depth)
 		return DEPTH_ERROR;
 	switch (t) {
 	case json_type::object: {
@@ -153,7 +160,7 @@ template <class V> static error_code walk(V &v, int depth)
 			std::string_view k;
 
 			if ((e = it.error()) || (e = it.value_unsafe().unescaped_key().get(k)) ||
-			    (e = walk(it.value_unsafe().value(), depth + 1)))
+			    (e = walk(it.value_unsafe().value(), depth + 1, max_depth)))
 				return e;
 		}
 		return SUCCESS;
@@ -164,7 +171,7 @@ template <class V> static error_code walk(V &v, int depth)
 		if ((e = v.get_array().get(a)))
 			return e;
 		for (auto it : a)
-			if ((e = it.error()) || (e = walk(it.value_unsafe(), depth + 1)))
+			if ((e = it.error()) || (e = walk(it.value_unsafe(), depth + 1, max_depth)))
 				return e;
 		return SUCCESS;
 	}
@@ -174,9 +181,12 @@ template <class V> static error_code walk(V &v, int depth)
 		return v.get_string().get(s);
 	}
 	case json_type::number: {
-		ondemand::number n;
+		/* not get_number(), which refuses integers beyond 64 bits; as a
+		 * double, only magnitudes beyond DBL_MAX (1e309) and exponents
+		 * of more than 19 digits are refused */
+		double d;
 
-		return v.get_number().get(n);
+		return v.get_double().get(d);
 	}
 	case json_type::boolean: {
 		bool b;
@@ -258,7 +268,7 @@ static error_code flatten_array(struct tr2_jline *j, ondemand::value &v, struct 
 			j->nr_strv++;
 		} else {
 			all_strings = false;
-			e = walk(x, 2);
+			e = walk(x, 2, LINE_MAX_DEPTH);
 		}
 		if (e)
 			return e;
@@ -291,7 +301,7 @@ static error_code flatten(struct tr2_jline *j, ondemand::document &doc, ondemand
 	switch (t) {
 	case json_type::object:
 		out->type = TR2_J_OBJECT;
-		e = walk(v, 1);
+		e = walk(v, 1, LINE_MAX_DEPTH);
 		break;
 	case json_type::array:
 		out->type = TR2_J_ARRAY;
@@ -319,7 +329,7 @@ static error_code flatten(struct tr2_jline *j, ondemand::document &doc, ondemand
 		break;
 	case json_type::null:
 		out->type = TR2_J_NULL;
-		e = walk(v, 1);
+		e = walk(v, 1, LINE_MAX_DEPTH);
 		break;
 	}
 	if (e || t == json_type::string)
@@ -381,7 +391,7 @@ static long parse(struct tr2_jline *j)
 	if ((e = doc.type().get(t)))
 		return fail(j, &doc, e);
 	if (t != json_type::object) {
-		e = walk(doc, 0);
+		e = walk(doc, 0, LINE_MAX_DEPTH);
 		if (!e && !doc.current_location().get(at))
 			e = TRAILING_CONTENT;
 		return e ? fail(j, &doc, e) : TR2_J_ENOTOBJ;
@@ -459,4 +469,43 @@ long tr2_jline_parse(struct tr2_jline *j, const char *line, size_t len, struct t
 	}
 	*out = j->fields.data();
 	return n;
+}
+
+/* ---- data_json values ---- */
+
+bool tr2_json_is_valid(const char *text)
+{
+	/* one parser and buffer per thread, grown to the longest value seen */
+	struct validator {
+		ondemand::parser parser;
+		std::vector<char> buf;
+	};
+	static thread_local validator v;
+	ondemand::document doc;
+	ondemand::array a;
+	const char *at;
+	size_t len, n = 0;
+
+	if (!text)
+		return false;
+	/*
+	 * The text is parsed as the one element of an array, [text]: simdjson
+	 * 3.0 parses a document that is one scalar through a path of its own,
+	 * which lets "falses" and "nullx " through; an element goes through
+	 * the path every EVENT line's values take.
+	 */
+	len = strlen(text);
+	if (v.buf.size() < len + 3 + SIMDJSON_PADDING)
+		v.buf.resize(len + 3 + SIMDJSON_PADDING);
+	v.buf[0] = '[';
+	memcpy(&v.buf[1], text, len);
+	memcpy(&v.buf[len + 1], "]", 2);
+	/* iterate() checks UTF-8, and control bytes in strings, for the whole text */
+	if (v.parser.iterate(v.buf.data(), len + 2, v.buf.size()).get(doc) || doc.get_array().get(a))
+		return false;
+	for (auto it : a)
+		if (it.error() || ++n > 1 || walk(it.value_unsafe(), 1, VALUE_MAX_DEPTH + 1))
+			return false;
+	/* one element, and nothing after the array ("1],[2" makes [1],[2]) */
+	return n == 1 && doc.current_location().get(at) != SUCCESS;
 }

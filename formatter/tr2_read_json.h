@@ -1,7 +1,8 @@
 /* tr2_read_json.h: the JSON layer of the EVENT-line reader (tr2_read_event.c):
  * one line's top-level object, parsed by simdjson's On Demand API
  * (tr2_read_json.cc, C++) and handed to C as a flat array of fields.
- * Private to tr2-fmt.
+ * Private to formatter/; used by tr2-fmt.  tr2_read_json.cc also defines
+ * tr2_json_is_valid (tr2_json.h).
  *
  * On Demand parses only what it is asked for; this layer asks for every value
  * of the line, nested ones included, so that a line is accepted only when it

@@ -1,33 +1,17 @@
 # formatter/tr2fmt.mk: tr2-fmt, the EVENT-line converter, and its tests
 # (tests/fmt: malformed input; tests/gitdiff: equality with the installed git).
 # Objects live in $(BUILD)/tr2fmt/ so that they never meet formatter/build.mk's rules.
-#
-# The reader parses JSON with simdjson's On Demand API, which is C++:
-# tr2_read_json.cc is the one C++ file, behind a C interface, built without
-# exceptions or RTTI; programs that link it add $(TR2FMT_LIBS).
+# Its JSON layer (tr2_read_json.cc, simdjson) is in libtr2fmt.a.
 
 TR2FMT_SRCS := formatter/tr2_fmt_main.c formatter/tr2_read_event.c
-TR2FMT_OBJS := $(TR2FMT_SRCS:%.c=$(BUILD)/tr2fmt/%.o) $(BUILD)/tr2fmt/formatter/tr2_read_json.o
-SIMDJSON_CFLAGS := $(shell pkg-config --cflags simdjson)
-TR2FMT_LIBS := $(shell pkg-config --libs simdjson) -lstdc++
-CXXFLAGS ?= -O2 -g
-# simdjson.h asserts its own invariants (SIMDJSON_ASSUME) on every iterator
-# step unless NDEBUG: kept in sanitizer builds, left out otherwise (they cost
-# about a tenth of a line's instructions).
-TR2FMT_CXXFLAGS := -std=gnu++17 -fno-exceptions -fno-rtti -Wall -Wextra $(if $(SAN_FLAGS),,-DNDEBUG) \
-	$(CXXFLAGS) $(SAN_FLAGS)
+TR2FMT_OBJS := $(TR2FMT_SRCS:%.c=$(BUILD)/tr2fmt/%.o)
 
 $(BUILD)/tr2fmt/formatter/%.o: formatter/%.c $(wildcard formatter/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/tr2fmt/formatter/%.o: formatter/%.cc $(wildcard formatter/*.h)
-	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS) $(SIMDJSON_CFLAGS) $(TR2FMT_CXXFLAGS) -c $< -o $@
-
-# $(FMT_LIBS) (formatter/build.mk) for the library.
 $(BUILD)/tr2-fmt: $(TR2FMT_OBJS) $(BUILD)/libtr2fmt.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(TR2FMT_LIBS) $(FMT_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(FMT_LIBS) -lm
 
 ALL += $(BUILD)/tr2-fmt
 

@@ -1,7 +1,7 @@
 # loader/: tr2-bpf, the libbpf program.
-LOADER_SRCS := loader/tr2_bpf.c loader/tr2_attach.c loader/tr2_decode.c loader/tr2_session.c
+LOADER_SRCS := loader/tr2_bpf.c loader/tr2_attach.c loader/tr2_decode.c loader/tr2_session.c loader/tr2_ring.c
 LOADER_OBJS := $(LOADER_SRCS:%.c=$(BUILD)/%.o)
-LOADER_LIBS := -lpthread -lbpf -lelf -lz -lcrypto $(shell pkg-config --libs json-c)
+LOADER_LIBS := -lpthread -lbpf -lelf -lz -lcrypto $(FMT_LIBS)
 
 $(BUILD)/loader/%.o: loader/%.c $(BUILD)/tr2.skel.h $(wildcard loader/*.h formatter/*.h bpf/*.h)
 	@mkdir -p $(dir $@)

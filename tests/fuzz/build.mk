@@ -24,15 +24,14 @@ FUZZ_SHORT_TIME ?= 20
 FUZZ_TIME ?= 600
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
-	$(FUZZ_SAN) -D_GNU_SOURCE -Iusdt -Iformatter -Ibpf -Iloader -Itests/fuzz \
-	$(shell pkg-config --cflags json-c)
-# tr2-fmt's JSON layer (formatter/tr2_read_json.cc, simdjson), as tr2fmt.mk
+	$(FUZZ_SAN) -D_GNU_SOURCE -Iusdt -Iformatter -Ibpf -Iloader -Itests/fuzz
+# The JSON layer (formatter/tr2_read_json.cc, simdjson), as formatter/build.mk
 # builds it but with simdjson's own assertions on (no NDEBUG).
 CLANGXX ?= clang++
 FUZZ_CXXFLAGS := -g -O1 -fno-omit-frame-pointer -std=gnu++17 -fno-exceptions -fno-rtti -Wall -Wextra \
 	$(FUZZ_SAN) -D_GNU_SOURCE -Iformatter $(SIMDJSON_CFLAGS)
-FUZZ_LIBS := $(shell pkg-config --libs json-c) $(TR2FMT_LIBS) -lcrypto -lm
-FUZZ_LIB_SRCS := $(FMT_SRCS) formatter/tr2_read_event.c formatter/tr2_read_json.cc \
+FUZZ_LIBS := $(FMT_LIBS) -lcrypto -lm
+FUZZ_LIB_SRCS := $(FMT_SRCS) $(FMT_CXX_SRCS) formatter/tr2_read_event.c \
 	loader/tr2_decode.c loader/tr2_session.c
 FUZZ_LIB_OBJS := $(patsubst %.cc,$(FUZZ_DIR)/obj/%.o,$(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o))
 FUZZ_BINS := $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_read_event
