@@ -23,6 +23,7 @@
 #include "tr2_decode.h"
 #include "tr2_dst.h"
 #include "tr2_mem.h"
+#include "tr2_ring.h"
 #include "tr2_session.h"
 #include "tr2_tgt.h"
 
@@ -348,7 +349,7 @@ int main(int argc, char **argv)
 	pid_t pid = 0, child = 0;
 	struct tr2_target targets[8], *target_ptrs[8];
 	struct tracer tr = { 0 };
-	struct ring_buffer *rb = NULL;
+	struct tr2_ring *rb = NULL;
 	char err[512], host[16];
 	struct timespec real, mono;
 	int go[2] = { -1, -1 };
@@ -464,7 +465,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tr2-bpf: uprobes on the %s nop of each probe site, %s\n",
 			tr2_attach_uses_nop5(tr.attach) ? "5-byte" : "1-byte",
 			multi ? "one uprobe-multi link per object and probe" : "one perf uprobe per site");
-	rb = ring_buffer__new(bpf_map__fd(tr.skel->maps.events), on_record, &tr, NULL);
+	rb = tr2_ring_new(bpf_map__fd(tr.skel->maps.events), on_record, &tr);
 	if (!rb)
 		fail("failed to create the ring buffer: %s", strerror(errno));
 	ld_so = tr2_find_ld_so();
@@ -533,10 +534,10 @@ int main(int argc, char **argv)
 	for (;;) {
 		/* poll() returns early only when the eBPF side forced a wakeup;
 		 * consume() reads what arrived without one. */
-		int r = ring_buffer__poll(rb, POLL_MS);
+		int r = tr2_ring_poll(rb, POLL_MS);
 
 		if (r >= 0)
-			r = ring_buffer__consume(rb);
+			r = tr2_ring_consume(rb);
 		if (r < 0 && r != -EINTR) {
 			fprintf(stderr, "tr2-bpf: failed to poll the ring buffer: %s\n", strerror(-r));
 			status = 1;
@@ -564,7 +565,7 @@ int main(int argc, char **argv)
 			}
 			if (done) {
 				/* Forks recorded before CMD's exit are in the ring now. */
-				ring_buffer__consume(rb);
+				tr2_ring_consume(rb);
 				for (int i = 0; i < tr.nprocs && done; i++)
 					if (!gone(tr.procs[i]))
 						done = 0;
@@ -578,7 +579,7 @@ int main(int argc, char **argv)
 	tr2_attach_free(tr.attach);
 	tr.attach = NULL;
 	tr2_bpf__detach(tr.skel);
-	ring_buffer__consume(rb);
+	tr2_ring_consume(rb);
 	mark_losses(&tr);
 	tr2_session_flush(tr.session);
 	if (child) {
@@ -600,11 +601,18 @@ int main(int argc, char **argv)
 	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
 		(unsigned long long)tr2_session_events(tr.session),
 		(unsigned long long)(lost_in_bpf(tr.skel) + tr.decode_errors));
-	if (verbose)
+	if (verbose) {
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
 		fprintf(stderr, "tr2-bpf: %llu records named their call site's literal strings by number\n",
 			tr2_sites_refs(tr.sites));
+		fprintf(stderr, "tr2-bpf: its own CPU time: %ld.%02ld s user, %ld.%02ld s system\n",
+			(long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec / 10000,
+			(long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec / 10000);
+	}
 
-	ring_buffer__free(rb);
+	tr2_ring_free(rb);
 	tr2_bpf__destroy(tr.skel);
 	tr2_session_free(tr.session);
 	tr2_sites_free(tr.sites);

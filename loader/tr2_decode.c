@@ -206,6 +206,9 @@ static void define_site(struct tr2_sites *t, const struct tr2_decoded *d)
 	}
 }
 
+/* Bits set in 0..15: __builtin_popcount is a libgcc call without -mpopcnt. */
+static const unsigned char bits_in[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };
+
 int tr2_decode(const void *data, size_t size, struct tr2_sites *sites, struct tr2_decoded *out,
 	       const char **why)
 {
@@ -246,7 +249,7 @@ int tr2_decode(const void *data, size_t size, struct tr2_sites *sites, struct tr
 	/* Strings in the record, and in all once the interned ones are back. */
 	ref = h->flags & TR2_RECF_REF;
 	given = h->nstr;
-	total = given + (ref ? (unsigned)__builtin_popcount(h->interned) : 0);
+	total = given + (ref ? bits_in[h->interned] : 0);   /* interned < 16 here */
 	if (total > TR2_DEC_MAX_STR || h->nvec > TR2_ARGV_MAX || h->nvec > total) {
 		*why = "record has too many strings";
 		return -1;
