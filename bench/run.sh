@@ -238,7 +238,7 @@ check() { [ -z "${bad[$1]:-}" ] && echo "yes" || echo "**no**:${bad[$1]}"; }
 # ---------------------------------------------------------------------------
 say "3/6 throughput: one producer for 5 s, then two producers into a 64K ring"
 rm -f "$TMP/tp.perf"
-/usr/bin/time -v -o "$TMP/time.txt" timeout -k 5 60 taskset -c $TCPU "$TR2BPF" --perf="$TMP/tp.perf" -- \
+/usr/bin/time -v -o "$TMP/time.txt" timeout -k 5 60 taskset -c $TCPU "$TR2BPF" -v --perf="$TMP/tp.perf" -- \
 	"$B" -c $PCPU region 5s >"$TMP/tp.out" 2>"$TMP/tp.err" &
 TIMEPID=$!
 # While it runs: the BPF memory tr2-bpf holds, map by map, from its fds.
@@ -256,6 +256,9 @@ TP_LINE=$(grep '^region ' "$TMP/tp.out" || true)
 TP_PRODUCED=$(field events "$TP_LINE")
 TP_SECS=$(calc %.3f "$(field ns "$TP_LINE") / 1e9")
 read -r TP_N TP_M < <(summary "$TMP/tp.err") || { TP_N=0 TP_M=0; }
+# tr2-bpf's own CPU time (-v), attaching included: the consumer's headroom.
+read -r TP_CPU_USER TP_CPU_SYS < <(sed -n 's/^tr2-bpf: its own CPU time: \([0-9.]*\) s user, \([0-9.]*\) s system$/\1 \2/p' "$TMP/tp.err") ||
+	{ TP_CPU_USER=0 TP_CPU_SYS=0; }
 # Lines of events, and tr2-bpf's own "lost_events" data lines, apart.
 TP_LINES=$(grep -vc '| lost_events:' "$TMP/tp.perf" || true)
 TP_LOSSLINES=$(grep -c '| lost_events:' "$TMP/tp.perf" || true)
@@ -297,22 +300,27 @@ head -n $FMT_LINES "$TMP/gen.json" >"$TMP/events.json"
 rm -f "$TMP/gen.json"
 FMT_IN=$(wc -l <"$TMP/events.json")
 FMT_BYTES=$(wc -c <"$TMP/events.json")
-# One run per format: each takes seconds and varies little.
+# The fastest of 3 runs per format, interleaved: a run takes under a
+# second, and this VM's timings move by tens of percent from run to run.
 declare -A fmt_rate fmt_status
-for f in perf normal event; do
-	t0=$(date +%s%N)
-	st=0
-	T "$TR2FMT" --$f "$TMP/events.json" >/dev/null 2>"$TMP/fmt.err" || st=$?
-	t1=$(date +%s%N)
-	fmt_rate[$f]=$(calc %.0f "$FMT_IN / (($t1 - $t0) / 1e9)")
-	fmt_status[$f]=$st
-	say "  --$f: ${fmt_rate[$f]} lines/s (exit status $st)"
+for r in 1 2 3; do
+	for f in perf normal event; do
+		t0=$(date +%s%N)
+		st=0
+		T "$TR2FMT" --$f "$TMP/events.json" >/dev/null 2>"$TMP/fmt.err" || st=$?
+		t1=$(date +%s%N)
+		rate=$(calc %.0f "$FMT_IN / (($t1 - $t0) / 1e9)")
+		(( rate > ${fmt_rate[$f]:-0} )) && fmt_rate[$f]=$rate
+		(( st > ${fmt_status[$f]:-0} )) && fmt_status[$f]=$st
+		fmt_status[$f]=${fmt_status[$f]:-0}
+	done
 done
+for f in perf normal event; do say "  --$f: ${fmt_rate[$f]} lines/s (exit status ${fmt_status[$f]})"; done
 
 # Where its instructions go: callgrind on the first 20000 lines, --perf.
 CG_LINES=20000
 head -n $CG_LINES "$TMP/events.json" >"$TMP/cg.json"
-CG_PER_LINE=? CG_PARSE=? CG_JSONC=?
+CG_PER_LINE=? CG_PARSE=? CG_JSON=?
 if command -v valgrind >/dev/null &&
    T valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" "$TR2FMT" --perf "$TMP/cg.json" >/dev/null 2>"$TMP/cg.err"; then
 	callgrind_annotate --inclusive=yes "$TMP/cg.out" 2>/dev/null >"$TMP/cg.txt" || true
@@ -320,7 +328,7 @@ if command -v valgrind >/dev/null &&
 	incl() { awk -v f="$1" 'index($0, f) { gsub(",", "", $1); print $1; exit }' "$TMP/cg.txt"; }
 	CG_PER_LINE=$(calc %.0f "$total / $CG_LINES")
 	CG_PARSE=$(calc %.0f "100 * $(incl ':tr2_reader_parse ') / $total")
-	CG_JSONC=$(calc %.0f "100 * $(incl ':json_tokener_parse_ex ') / $total")
+	CG_JSON=$(calc %.0f "100 * $(incl ':tr2_jline_parse ') / $total")
 fi
 rm -f "$TMP/events.json" "$TMP/cg.json" "$TMP/cg.out"
 say "  callgrind: $CG_PER_LINE instructions per line, $CG_PARSE% in tr2_reader_parse"
@@ -454,6 +462,10 @@ every 10 ms. Full speed, ns per event, 5-byte nop:
 | 1, full speed | 4 MiB (default) | $TP_SECS | $TP_PRODUCED | $TP_N | $TP_M | $tp_check | $TP_LINES | $TP_LOSSLINES | $(calc %.0f "$TP_N / $TP_SECS") | $TP_LONGEST |
 | 2, full speed | 64 KiB | $TP2_SECS | $TP2_PRODUCED | $TP2_N | $TP2_M | $tp2_check | $TP2_LINES | $TP2_LOSSLINES | $(calc %.0f "$TP2_N / $TP2_SECS") | $TP2_LONGEST |
 
+tr2-bpf's own CPU time in the 5 s run (its \`-v\` summary; attaching included):
+$TP_CPU_USER s user, $TP_CPU_SYS s system, $(calc %.0f "($TP_CPU_USER + $TP_CPU_SYS) * 1e9 / $TP_N") ns per event written:
+the consumer kept up, busy $(calc %.0f "100 * ($TP_CPU_USER + $TP_CPU_SYS) / $TP_SECS")% of the time.
+
 $( [ "$TP_SHORTEST" = "$TP_LONGEST" ] || echo "The shortest line written was $TP_SHORTEST bytes; the longer ones carry the indentation of
 regions whose \`region_leave\` was lost, as the PERF format indents by nesting." )
 
@@ -485,7 +497,7 @@ The empty program, which reads nothing, costs the same for every probe: $(med em
 Input: $FMT_IN EVENT lines ($(calc %.0f "$FMT_BYTES / 1048576") MiB) written by
 \`tr2-bpf --event\` from \`tr2bench mix\`: a region holding an integer datum and a nested
 region, git-like \`region_enter\`, \`region_leave\` and \`data\` lines. Output to /dev/null,
-one run each.
+the fastest of 3 runs each.
 
 | tr2-fmt | lines per second |
 | --- | ---: |
@@ -496,8 +508,8 @@ $( [ "${fmt_status[perf]}${fmt_status[normal]}${fmt_status[event]}" = 000 ] || e
 tr2-fmt exit statuses: perf ${fmt_status[perf]}, normal ${fmt_status[normal]}, event ${fmt_status[event]} (1: some lines were malformed)." )
 
 Under callgrind (\`--perf\`, the first $CG_LINES lines): $CG_PER_LINE instructions per line, $CG_PARSE% of
-them in \`tr2_reader_parse\` (reading the JSON into an event), $CG_JSONC% in json-c's
-\`json_tokener_parse_ex\` alone.
+them in \`tr2_reader_parse\` (reading the JSON into an event), $CG_JSON% in its JSON layer
+alone (\`tr2_jline_parse\`: simdjson's On Demand parser walking every value of the line).
 
 ## 6. Memory of tr2-bpf (default 4 MiB ring buffer)
 
@@ -515,9 +527,9 @@ $(awk '{ name = type = e = m = ""; for (i = 1; i <= NF; i++) { if ($i == "name")
 | goal | measured | | why not |
 | --- | --- | --- | --- |
 | detached pair within 0.5 ns of the empty loop | ${det_delta} ns | $(met "$det_delta <= 0.5") | $(why "$det_delta <= 0.5" "the semaphore load, test and branch cost more than half a nanosecond here") |
-| tr2-bpf within 1.3x of the empty BPF program | ${ratio}x at full speed, ${ratio_paced}x paced | $(met "$ratio <= 1.3 && $ratio_paced <= 1.3") | $(why "$ratio <= 1.3 && $ratio_paced <= 1.3" "1.3x leaves $(calc %.0f "0.3 * $(med empty5)") ns above the floor (the uprobe itself) for all of tr2-bpf's work; a bare ring-buffer record costs $(calc %.0f "$(med proto-hdr-lazy) - $(med proto-args)") ns by itself (\`proto-hdr-lazy\` minus \`proto-args\`: reserve, fill and submit 48 bytes), so no design with a record per event meets it here; tr2-bpf adds $(calc %.0f "$(med tr2bpf5) - $(med empty5)") ns (the record, its timestamp, the thread's region and call-site state)")) |
+| tr2-bpf within 1.3x of the empty BPF program | ${ratio}x at full speed, ${ratio_paced}x paced | $(met "$ratio <= 1.3 && $ratio_paced <= 1.3") | $(why "$ratio <= 1.3 && $ratio_paced <= 1.3" "1.3x leaves $(calc %.0f "0.3 * $(med empty5)") ns above the floor (the uprobe itself) for all of tr2-bpf's work, and tr2-bpf adds $(calc %.0f "$(med tr2bpf5) - $(med empty5)") ns; a bare ring-buffer record costs about that much by itself ($(calc %.0f "$(med proto-hdr-lazy) - $(med proto-args)") ns: \`proto-hdr-lazy\` minus \`proto-args\`, reserve, fill and submit 48 bytes), so no design that sends a record per event meets it here; events that send none, timers and counters (section 4), come closest")) |
 | throughput: N + M = produced, exactly | 1 producer: $tp_check; 2 producers, 64K ring: $tp2_check | $([ "$tp_check$tp2_check" = yesyes ] && echo met || echo "**not met**") | $([ "$tp_check$tp2_check" = yesyes ] || echo "tr2-bpf's lost count does not match what was dropped") |
-| tr2-fmt 10^6 lines/s | slowest format ${fmt_min} lines/s | $(met "$fmt_min >= 1000000") | $(why "$fmt_min >= 1000000" "reading the JSON is $CG_PARSE% of tr2-fmt's instructions: json-c builds and frees a hash-table object with copied keys for every line") |
+| tr2-fmt 10^6 lines/s | slowest format ${fmt_min} lines/s | $(met "$fmt_min >= 1000000") | $(why "$fmt_min >= 1000000" "reading the JSON is $CG_PARSE% of tr2-fmt's instructions") |
 
 ## Where tr2-bpf spends its time
 
