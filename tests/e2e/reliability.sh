@@ -402,20 +402,23 @@ expect_eq "attach x50: the target's thread count unchanged" "$before_threads" "$
 # SIGINT and SIGTERM during -p: the loop program emits a marker event and
 # answers; the signal follows at once.  The marker was in the ring buffer
 # before the signal: it must be in the file (drained and flushed).
+# Each round has its own files: the shell truncates a `2>` file in the
+# background child, so a reused one could still show the last round's
+# "tracing process" line, and the signal then hit a tracer (or the forked
+# shell) that was not ready.
 for sig in INT TERM; do
-	rm -f "$T/sig.p"
-	$BPF --perf="$T/sig.p" -p $loop 2> "$T/sig.err" &
+	$BPF --perf="$T/sig-$sig.p" -p $loop 2> "$T/sig-$sig.err" &
 	tr=$!; started+=($tr)
-	wait_for "$T/sig.err" "tracing process"
+	wait_for "$T/sig-$sig.err" "tracing process"
 	ask mark
 	kill -$sig $tr
 	finish $tr; st=$?
 	not_hung "SIG$sig, -p" $st
 	expect_eq "SIG$sig, -p: status 0" 0 $st
-	read -r n m <<< "$(summary "$T/sig.err")"
-	expect_eq "SIG$sig, -p: summary, nothing lost, every event written" "$(lines "$T/sig.p") 0" "${n:-?} ${m:-?}"
+	read -r n m <<< "$(summary "$T/sig-$sig.err")"
+	expect_eq "SIG$sig, -p: summary, nothing lost, every event written" "$(lines "$T/sig-$sig.p") 0" "${n:-?} ${m:-?}"
 	expect_eq "SIG$sig, -p: the event emitted before the signal is in the file" 1 \
-		"$(grep -c 'mark:before-signal' "$T/sig.p")"
+		"$(grep -c 'mark:before-signal' "$T/sig-$sig.p")"
 done
 ask q
 expect_eq "SIGINT/SIGTERM, -p: the target's semaphores are down after" "enabled=0" "${reply% *}"
