@@ -677,17 +677,24 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* A thread that had sent records exited: tr2-bpf forgets its interned
- * strings.  Task storage goes with the task by itself. */
+/* A thread exited.  If it had sent records, tr2-bpf forgets its interned
+ * strings (task storage goes with the task by itself).  If it was the last
+ * thread of its process, the process leaves `traced`: the set would fill up
+ * (65536) over a long run of CMD's descendants, and a later process that
+ * got the same pid would be taken for a traced one. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
 	struct thread_state *ts = bpf_task_storage_get(&threads, p, 0, 0);
+	__u32 pid = p->tgid;
 	struct tr2_rec *r;
 
+	/* do_exit() counts live threads down before this tracepoint. */
+	if (BPF_CORE_READ(p, signal, live.counter) == 0)
+		bpf_map_delete_elem(&traced, &pid);
 	if (!ts || !ts->announced)
 		return 0;
-	r = new_rec(TR2_REC_THREAD_GONE, p->tgid, p->pid);
+	r = new_rec(TR2_REC_THREAD_GONE, pid, p->pid);
 	if (r)
 		send(r, r->size);
 	return 0;

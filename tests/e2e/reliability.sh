@@ -327,6 +327,23 @@ expect_true "zombie -p: the message says it exited, not that it has no probes" "
 	[ -z "$(grep 'no trace2 probes' "$T/z.err")" ]
 kill $zsh  # its zombie goes to init, which reaps it
 
+# Follow mode keeps the processes it traces in the BPF map `traced` (65536
+# entries): a process leaves it when its last thread exits, or a long run of
+# CMD's descendants would fill it.  CMD runs 30 short children, then becomes
+# tr2_stress spin; once spin runs, the set holds CMD alone.
+$BPF --perf=/dev/null -- sh -c "for i in \$(seq 30); do /bin/true; done; exec $STRESS spin 3000" \
+	> "$T/tset.out" 2> "$T/tset.err" &
+tr=$!; started+=($tr)
+wait_for "$T/tset.out" running
+tset=""
+for id in $(awk '/^map_id:/ { print $2 }' /proc/$tr/fdinfo/* 2>/dev/null | sort -u); do
+	bpftool map show id "$id" 2>/dev/null | grep -q 'name traced' &&
+		tset=$(bpftool -j map dump id "$id" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+done
+finish $tr; st=$?
+expect_eq "traced set: 30 children exited, CMD alone is left in it" 1 "$tset"
+expect_eq "traced set: exit status" 0 $st
+
 # ===== 3. Attach and detach 50 times to one running process ===============
 # tr2_stress loop runs a thread on region_enter/leave and answers "q" with
 # trace2_is_enabled() (1 while any of its semaphores is raised) and its
