@@ -169,6 +169,9 @@ static __always_inline long arg(const struct hit *p, int n)
 	a = &p->spec->args[n];
 	reg = (__u16)a->reg_off / 8;
 	barrier_var(reg);   /* so that the bound checks below are made on reg itself */
+	/* Most arguments: a pointer or a long in a register, nothing to cast. */
+	if (a->arg_type == BPF_USDT_ARG_REG && !a->arg_bitshift)
+		return reg < NREGS ? p->regs[reg] : 0;
 	switch (a->arg_type) {
 	case BPF_USDT_ARG_CONST:
 		val = a->val_off;
@@ -398,6 +401,7 @@ static __always_inline __u64 site_key(const struct hit *p, __u8 literals)
 	__u64 k = p->site;
 
 	k = (k ^ arg(p, 1)) * 0x9e3779b97f4a7c15ull;
+#pragma unroll
 	for (int i = 1; i <= 3; i++)
 		if (literals & (1 << i))
 			k = (k ^ arg(p, 3 + i)) * 0x9e3779b97f4a7c15ull;
