@@ -68,7 +68,10 @@ static const char usage[] =
 "                         1-byte nop then a 5-byte nop: auto (default) takes the\n"
 "                         5-byte nop where the kernel turns a uprobe on it into\n"
 "                         a call (Linux 6.18+), else the 1-byte nop\n"
-"  -v, --verbose          show libbpf's messages\n"
+"  -v, --verbose          show libbpf's messages and why a record was dropped;\n"
+"                         before the summary, tr2-bpf's own CPU time and how\n"
+"                         many records named their call site's literal\n"
+"                         strings by number instead of carrying them\n"
 "  -h, --help             show this text\n"
 "\n"
 "On stderr, after a trace, the last line is the summary\n"
@@ -598,9 +601,6 @@ int main(int argc, char **argv)
 			status = 128 + exiting;
 	}
 
-	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
-		(unsigned long long)tr2_session_events(tr.session),
-		(unsigned long long)(lost_in_bpf(tr.skel) + tr.decode_errors));
 	if (verbose) {
 		struct rusage ru;
 
@@ -611,6 +611,9 @@ int main(int argc, char **argv)
 			(long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec / 10000,
 			(long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec / 10000);
 	}
+	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
+		(unsigned long long)tr2_session_events(tr.session),
+		(unsigned long long)(lost_in_bpf(tr.skel) + tr.decode_errors));
 
 	tr2_ring_free(rb);
 	tr2_bpf__destroy(tr.skel);
