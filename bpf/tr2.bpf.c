@@ -588,10 +588,10 @@ static __always_inline struct tr2_metric_val *metric_of(long id, int create)
 	struct tr2_metric_key k = { .pid = pt >> 32, .tid = (__u32)pt, .id = id };
 	struct tr2_metric_val zero = {}, *v;
 
-	if (follow && !bpf_map_lookup_elem(&traced, &k.pid))
-		return 0;
+	/* An entry exists only for a traced process: look up `traced` only
+	 * before making one. */
 	v = bpf_map_lookup_elem(&metrics, &k);
-	if (v || !create)
+	if (v || !create || (follow && !bpf_map_lookup_elem(&traced, &k.pid)))
 		return v;
 	bpf_map_update_elem(&metrics, &k, &zero, BPF_NOEXIST);
 	v = bpf_map_lookup_elem(&metrics, &k);
