@@ -283,25 +283,20 @@ static void fn_child_start(struct tr2_buf *b, const struct tr2_ev *ev, const str
 	end_line(b);
 }
 
-static void fn_child_exit(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr2_tgt_opts *opts)
+/* child_exit "[<id>] pid:<pid> code:<code>" and its child_ready twin "... ready:<ready>". */
+static void fn_child_end(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr2_tgt_opts *opts)
 {
-	perf_prefix(b, ev, opts, "child_exit", COL_T_ABS | COL_T_REL, NULL);
+	perf_prefix(b, ev, opts, tr2_ev_kind_name(ev->kind), COL_T_ABS | COL_T_REL, NULL);
 	add_child_id(b, ev->child_id);
 	tr2_buf_addlit(b, " pid:");
 	tr2_buf_add_int(b, ev->pid);
-	tr2_buf_addlit(b, " code:");
-	tr2_buf_add_int(b, ev->code);
-	end_line(b);
-}
-
-static void fn_child_ready(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr2_tgt_opts *opts)
-{
-	perf_prefix(b, ev, opts, "child_ready", COL_T_ABS | COL_T_REL, NULL);
-	add_child_id(b, ev->child_id);
-	tr2_buf_addlit(b, " pid:");
-	tr2_buf_add_int(b, ev->pid);
-	tr2_buf_addlit(b, " ready:");
-	tr2_text_add(b, ev->ready);
+	if (ev->kind == TR2_EV_CHILD_READY) {
+		tr2_buf_addlit(b, " ready:");
+		tr2_text_add(b, ev->ready);
+	} else {
+		tr2_buf_addlit(b, " code:");
+		tr2_buf_add_int(b, ev->code);
+	}
 	end_line(b);
 }
 
@@ -457,8 +452,8 @@ const struct tr2_tgt tr2_tgt_perf = {
 		[TR2_EV_CMD_MODE] = fn_cmd_mode,
 		[TR2_EV_ALIAS] = fn_alias,
 		[TR2_EV_CHILD_START] = fn_child_start,
-		[TR2_EV_CHILD_EXIT] = fn_child_exit,
-		[TR2_EV_CHILD_READY] = fn_child_ready,
+		[TR2_EV_CHILD_EXIT] = fn_child_end,
+		[TR2_EV_CHILD_READY] = fn_child_end,
 		[TR2_EV_EXEC] = fn_exec,
 		[TR2_EV_EXEC_RESULT] = fn_exec_result,
 		[TR2_EV_THREAD_START] = fn_thread_start,
