@@ -441,7 +441,7 @@ int main(int argc, char **argv)
 	 * records are 1/64 of the ring at most, so the consumer is still woken
 	 * in time: N = 64 for the default 4 MiB, 1 for a 4 KiB ring (sizes are
 	 * powers of 2, checked by parse_size). */
-	tr.skel->rodata->wakeup_check_every = ring_bytes / 4096 > 64 ? 64 : ring_bytes / 4096 ? ring_bytes / 4096 : 1;
+	tr.skel->rodata->wakeup_check_every = ring_bytes / 4096 < 64 ? ring_bytes / 4096 : 64;
 	bpf_map__set_max_entries(tr.skel->maps.events, ring_bytes);
 	if (!tr.follow)
 		bpf_program__set_autoload(tr.skel->progs.on_fork, false);
@@ -535,12 +535,10 @@ int main(int argc, char **argv)
 	}
 
 	for (;;) {
-		/* poll() returns early only when the eBPF side forced a wakeup;
-		 * consume() reads what arrived without one. */
+		/* Returns early only when the eBPF side forced a wakeup; then or
+		 * after POLL_MS it reads whatever arrived. */
 		int r = tr2_ring_poll(rb, POLL_MS);
 
-		if (r >= 0)
-			r = tr2_ring_consume(rb);
 		if (r < 0 && r != -EINTR) {
 			fprintf(stderr, "tr2-bpf: failed to poll the ring buffer: %s\n", strerror(-r));
 			status = 1;

@@ -102,11 +102,11 @@ out:
 int tr2_ring_poll(struct tr2_ring *r, int timeout_ms)
 {
 	struct epoll_event ev;
-	int k = epoll_wait(r->epoll_fd, &ev, 1, timeout_ms);
 
-	if (k < 0)
+	/* A timeout is no error: records sent without a wakeup are there too. */
+	if (epoll_wait(r->epoll_fd, &ev, 1, timeout_ms) < 0)
 		return -errno;
-	return k ? tr2_ring_consume(r) : 0;
+	return tr2_ring_consume(r);
 }
 
 void tr2_ring_free(struct tr2_ring *r)

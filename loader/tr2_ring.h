@@ -32,9 +32,9 @@ typedef int (*tr2_ring_fn)(void *ctx, void *data, size_t size);
 struct tr2_ring *tr2_ring_new(int map_fd, tr2_ring_fn fn, void *ctx);
 
 /* Waits up to timeout_ms (milliseconds; -1: no limit) until the kernel
- * signals records, then hands out every record there is.  Returns the number
- * of records, 0 on timeout, a callback's nonzero return, or -errno (EINTR
- * when a signal came). */
+ * signals records, then hands out every record there is, also those sent
+ * without a wakeup.  Returns the number of records, a callback's nonzero
+ * return, or -errno (EINTR when a signal came). */
 int tr2_ring_poll(struct tr2_ring *r, int timeout_ms);
 
 /* Hands out every record there is, without waiting; returns as tr2_ring_poll(). */
