@@ -15,6 +15,14 @@
 #include "tr2_record.h"
 
 #define SIGSTOP 19
+#define VM_EXEC 0x4     /* include/linux/mm.h */
+#define RT_CONSISTENT 0 /* glibc's struct r_debug r_state (<link.h>) */
+
+/* Open-coded VMA iterator (kernel kfuncs, Linux 6.7+). */
+extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
+				 __u64 addr) __weak __ksym;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __weak __ksym;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __weak __ksym;
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -28,6 +36,10 @@ const volatile __u64 wakeup_bytes = 1 << 20;
  * how much is waiting: the look reads the consumer's position, a cache line
  * the consumer writes on the other CPU (~50 ns a record when done each time). */
 const volatile __u32 wakeup_check_every = 1;
+/* Where the dynamic loader's r_debug.r_state is, as an offset from its
+ * _dl_debug_state (the hook dl_update is attached to); 0: not known, look
+ * at every call of the hook. */
+const volatile __s64 r_state_offset = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -61,6 +73,17 @@ struct {
 	__type(value, __u8);
 } traced SEC(".maps");
 
+/* The object files tr2-bpf has looked at (tr2_record.h): mapping one of
+ * them stops no process.  Grows with the distinct files seen, never with
+ * the processes that map them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct tr2_object_key);
+	__type(value, __u8);
+} known SEC(".maps");
+
 /* The interned strings a thread has sent (tr2_record.h), per call site,
  * kept direct-mapped: slot = site % SITE_SLOTS, holding the site's key (see
  * site_key()).  A site that lost its slot to another sends its strings
@@ -69,13 +92,16 @@ struct {
 
 /* Per thread: whether its TR2_REC_THREAD_INFO was sent, its open regions
  * (their start times), kept here rather than in tr2-bpf so that a dropped
- * record cannot skew the nesting of the records after it, and the call
- * sites whose strings tr2-bpf has from this thread. */
+ * record cannot skew the nesting of the records after it, the call sites
+ * whose strings tr2-bpf has from this thread, and its timer and counter
+ * sums (slots with id 0 are free), which go with the thread. */
 struct thread_state {
 	__u8 announced;
+	__u8 nmetrics;  /* slots in use */
 	__u32 depth;
 	__u64 region_start[TR2_REGION_MAX];
 	__u64 site_key[SITE_SLOTS];
+	struct tr2_metric metrics[TR2_THREAD_METRICS];
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -83,28 +109,6 @@ struct {
 	__type(key, int);
 	__type(value, struct thread_state);
 } threads SEC(".maps");
-
-/* Timer and counter sums per (process, thread, metric); see tr2_record.h. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);  /* not 8.7 MiB locked for a few timers */
-	__uint(max_entries, 65536);
-	__type(key, struct tr2_metric_key);
-	__type(value, struct tr2_metric_val);
-} metrics SEC(".maps");
-
-/* Metrics whose definition record was sent, per process. */
-struct metric_def_key {
-	__u32 pid;
-	__u32 pad;
-	__u64 id;
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, struct metric_def_key);
-	__type(value, __u8);
-} metric_defs SEC(".maps");
 
 /* Where a record is built before it is copied into the ring buffer, so that
  * each record takes exactly its own size there. */
@@ -195,33 +199,36 @@ static __always_inline long arg(const struct hit *p, int n)
 
 #define STR(p, n) ((const char *)arg(p, n))
 
-static __always_inline void count_lost(__u32 pid)
+/* Counts `count` events of process pid as lost. */
+static __always_inline void count_lost(__u32 pid, __u64 count)
 {
 	__u32 zero = 0;
-	__u64 *n = bpf_map_lookup_elem(&lost, &zero), one = 1;
+	__u64 *n = bpf_map_lookup_elem(&lost, &zero);
 
 	if (n)
-		*n += 1;
+		*n += count;
 	n = bpf_map_lookup_elem(&lost_by_pid, &pid);
-	if (!n && bpf_map_update_elem(&lost_by_pid, &pid, &one, BPF_NOEXIST) == 0)
+	if (!n && bpf_map_update_elem(&lost_by_pid, &pid, &count, BPF_NOEXIST) == 0)
 		return;
 	/* Another CPU inserted it first: add to its entry. */
 	if (!n)
 		n = bpf_map_lookup_elem(&lost_by_pid, &pid);
 	if (n)
-		__sync_fetch_and_add(n, 1);
+		__sync_fetch_and_add(n, count);
 }
 
-/* Sends a record.  A Trace2 event that does not fit counts as lost; the
- * tracer's own records (thread info, metric names, fork, exec) do not count,
- * as they are not events: the caller retries or tr2-bpf copes without. */
-static __always_inline int send(struct tr2_rec *rec, __u32 size)
+/* Sends a record; wake: wake the consumer now (a process waits stopped
+ * for it), else only when the ring buffer fills.  A Trace2 event that does
+ * not fit counts as lost; the tracer's own records (thread info, metric
+ * names, fork, exec) do not count, as they are not events: the caller
+ * retries or tr2-bpf copes without. */
+static __always_inline int send_wake(struct tr2_rec *rec, __u32 size, int wake)
 {
 	__u32 zero = 0;
 	struct scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
-	__u64 flags = BPF_RB_NO_WAKEUP;
+	__u64 flags = wake ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 
-	if (sc && (sc->sent++ & (wakeup_check_every - 1)) == 0 &&
+	if (!wake && sc && (sc->sent++ & (wakeup_check_every - 1)) == 0 &&
 	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 
@@ -230,10 +237,15 @@ static __always_inline int send(struct tr2_rec *rec, __u32 size)
 	if (bpf_ringbuf_output(&events, rec, size & (SCRATCH_SIZE - 1), flags)) {
 		if (rec->kind < TR2_REC__PROBES && rec->kind != TR2_REC_TIMER_START &&
 		    rec->kind != TR2_REC_COUNTER_ADD)
-			count_lost(rec->pid);
+			count_lost(rec->pid, 1);
 		return -1;
 	}
 	return 0;
+}
+
+static __always_inline int send(struct tr2_rec *rec, __u32 size)
+{
+	return send_wake(rec, size, 0);
 }
 
 /* A record whose strings did not all arrive defines no site: tr2-bpf must
@@ -412,28 +424,32 @@ static __always_inline __u64 site_key(const struct hit *p, __u8 literals)
  * line and file.  literals: bit i set when string i of the record is a
  * string literal at this call site (the file always is; docs/probes.md).
  * Returns NULL when the hit is not to be recorded. */
+/* The calling thread's state, made at its first hit; NULL when its process
+ * is not traced.  Follow mode: only threads of traced processes get a
+ * state, so that having one says "traced" without a lookup in `traced` at
+ * every hit. */
+static __always_inline struct thread_state *thread_state(struct task_struct *task, __u32 pid)
+{
+	struct thread_state *ts = bpf_task_storage_get(&threads, task, 0, 0);
+
+	if (ts || (follow && !bpf_map_lookup_elem(&traced, &pid)))
+		return ts;
+	ts = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ts)
+		count_lost(pid, 1);
+	return ts;
+}
+
 static __always_inline struct tr2_rec *begin(struct hit *p, __u8 kind, __u8 literals)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, tid = (__u32)id;
-	struct task_struct *task;
-	struct thread_state *ts;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct thread_state *ts = thread_state(task, pid);
 	struct tr2_rec *r;
 
-	task = bpf_get_current_task_btf();
-	ts = bpf_task_storage_get(&threads, task, 0, 0);
-	if (!ts) {
-		/* The thread's first hit.  Follow mode: only threads of traced
-		 * processes get a state, so that having one says "traced"
-		 * without a lookup in `traced` at every hit. */
-		if (follow && !bpf_map_lookup_elem(&traced, &pid))
-			return 0;
-		ts = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!ts) {
-			count_lost(pid);
-			return 0;
-		}
-	}
+	if (!ts)
+		return 0;
 	announce(ts, task, pid, tid, p);
 	r = new_rec(kind, pid, tid);
 	if (!r)
@@ -467,8 +483,102 @@ static __always_inline int end(const struct hit *p, struct tr2_rec *r)
 	return 0;
 }
 
-/* The body of a probe program: p is the hit, r its record (NULL: return). */
-#define PROBE(name, KIND, literals_arg, body)					\
+/* The calling thread's slot of metric id, made when missing if create;
+ * NULL when the process is not traced or (counted as lost) the thread has
+ * no free slot.  Slots fill in order and are freed all at once. */
+static __always_inline struct tr2_metric *metric_slot(long id, int create)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct thread_state *ts = create ? thread_state(task, pid) :
+					   bpf_task_storage_get(&threads, task, 0, 0);
+	struct tr2_metric *m;
+	int i;
+
+	if (!ts)
+		return 0;
+	for (i = 0; i < TR2_THREAD_METRICS; i++) {
+		if (ts->metrics[i].id == id)
+			return &ts->metrics[i];
+		if (!ts->metrics[i].id)
+			break;
+	}
+	if (!create)
+		return 0;
+	if (i >= TR2_THREAD_METRICS) {
+		count_lost(pid, 1);
+		return 0;
+	}
+	m = &ts->metrics[i];
+	__builtin_memset(m, 0, sizeof(*m));
+	m->id = id;
+	ts->nmetrics = i + 1;
+	return m;
+}
+
+/* timer_start and counter_add: the thread's slot of the metric (arg 3),
+ * whose definition (args category, name, per_thread) goes out at the
+ * thread's first use; NULL when the hit is not recorded. */
+static __always_inline struct tr2_metric *use_metric(struct hit *p, __u8 kind)
+{
+	struct tr2_metric *m = metric_slot(arg(p, 3), 1);
+	struct tr2_rec *r;
+
+	if (!m || m->defined)
+		return m;
+	r = begin(p, kind, 0);
+	if (!r)
+		return m;
+	r->num[0] = m->id;
+	r->num[1] = (int)arg(p, 6);
+	add_str(r, STR(p, 4));
+	add_str(r, STR(p, 5));
+	if (end(p, r) == 0)
+		m->defined = 1;
+	return m;
+}
+
+/* Sends the thread's sums (TR2_REC_METRICS) and frees its slots.  gone: the
+ * thread ended without thread_exit.  Sums that do not fit in the ring
+ * buffer count as lost, one per metric. */
+static __always_inline void send_metrics(struct thread_state *ts, __u32 pid, __u32 tid, int gone)
+{
+	__u32 n = ts->nmetrics;
+	struct tr2_rec *r;
+
+	if (!n || n > TR2_THREAD_METRICS)
+		return;
+	ts->nmetrics = 0;
+	r = new_rec(TR2_REC_METRICS, pid, tid);
+	if (!r)
+		return;
+	r->num[0] = n;
+	r->num[1] = gone;
+	for (int i = 0; i < TR2_THREAD_METRICS; i++) {
+		if (i < n)
+			__builtin_memcpy((char *)r + sizeof(*r) + i * sizeof(struct tr2_metric),
+					 &ts->metrics[i], sizeof(struct tr2_metric));
+		ts->metrics[i].id = 0;
+	}
+	r->size = sizeof(*r) + n * sizeof(struct tr2_metric);
+	if (send(r, r->size))
+		count_lost(pid, n);
+}
+
+/* thread_exit and atexit: the calling thread's sums go out just before the
+ * event, which reports them. */
+static __always_inline void flush_metrics(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct thread_state *ts = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
+
+	if (ts)
+		send_metrics(ts, id >> 32, (__u32)id, 0);
+}
+
+/* The body of a probe program: p is the hit, r its record (NULL: return);
+ * `before` runs first, before the record is begun in the CPU's scratch. */
+#define PROBE_AFTER(before, name, KIND, literals_arg, body)			\
 SEC("usdt")									\
 int probe_##name(struct pt_regs *ctx)						\
 {										\
@@ -477,12 +587,14 @@ int probe_##name(struct pt_regs *ctx)						\
 										\
 	if (!p)									\
 		return 0;							\
+	before									\
 	r = begin(p, KIND, literals_arg);					\
 	if (!r)									\
 		return 0;							\
 	body									\
 	return end(p, r);								\
 }
+#define PROBE(name, KIND, literals_arg, body) PROBE_AFTER(, name, KIND, literals_arg, body)
 
 /* Arguments from 3 on, per probe (docs/probes.md). */
 PROBE(version, TR2_REC_VERSION, 0,
@@ -491,7 +603,7 @@ PROBE(start, TR2_REC_START, 0,
       add_vec(r, (const char *const *)arg(p, 3));)
 PROBE(exit, TR2_REC_EXIT, 0,
       r->num[0] = (int)arg(p, 3);)
-PROBE(atexit, TR2_REC_ATEXIT, 0,
+PROBE_AFTER(flush_metrics();, atexit, TR2_REC_ATEXIT, 0,
       r->num[0] = (int)arg(p, 3);)
 PROBE(signal, TR2_REC_SIGNAL, 0,
       r->num[0] = (int)arg(p, 3);)
@@ -541,7 +653,7 @@ PROBE(exec_result, TR2_REC_EXEC_RESULT, 0,
 PROBE(thread_start, TR2_REC_THREAD_START, 0,
       r->thread_id = (int)arg(p, 3);
       add_str(r, STR(p, 4));)
-PROBE(thread_exit, TR2_REC_THREAD_EXIT, 0, )
+PROBE_AFTER(flush_metrics();, thread_exit, TR2_REC_THREAD_EXIT, 0, )
 PROBE(printf, TR2_REC_PRINTF, 0,
       add_str(r, STR(p, 3));)
 /* region_enter, region_leave, data, data_json: repo_id, then category,
@@ -559,69 +671,16 @@ PROBE(data, TR2_REC_DATA, arg(p, 8),
       r->num[1] = arg(p, 7);)
 PROBE(data_json, TR2_REC_DATA_JSON, arg(p, 7), REPO_AND_STRINGS)
 
-/* The first use of a metric in a process sends its definition (names):
- * args id, category, name, per_thread. */
-static __always_inline void define_metric(struct hit *p, __u8 kind, long id)
-{
-	struct metric_def_key dk = { .pid = bpf_get_current_pid_tgid() >> 32, .id = id };
-	struct tr2_rec *r;
-	__u8 one = 1;
-
-	if (bpf_map_lookup_elem(&metric_defs, &dk))
-		return;
-	r = begin(p, kind, 0);
-	if (!r)
-		return;
-	r->num[0] = id;
-	r->num[1] = (int)arg(p, 6);
-	add_str(r, STR(p, 4));
-	add_str(r, STR(p, 5));
-	if (end(p, r) == 0)
-		bpf_map_update_elem(&metric_defs, &dk, &one, BPF_ANY);
-}
-
-/* The calling thread's sums for metric id, created on first use; NULL when
- * the process is not traced. */
-static __always_inline struct tr2_metric_val *metric_of(long id, int create)
-{
-	__u64 pt = bpf_get_current_pid_tgid();
-	struct tr2_metric_key k = { .pid = pt >> 32, .tid = (__u32)pt, .id = id };
-	struct tr2_metric_val zero = {}, *v;
-
-	/* An entry exists only for a traced process: look up `traced` only
-	 * before making one. */
-	v = bpf_map_lookup_elem(&metrics, &k);
-	if (v || !create || (follow && !bpf_map_lookup_elem(&traced, &k.pid)))
-		return v;
-	bpf_map_update_elem(&metrics, &k, &zero, BPF_NOEXIST);
-	v = bpf_map_lookup_elem(&metrics, &k);
-	if (!v)
-		count_lost(k.pid);
-	return v;
-}
-
-/* timer_start and counter_add: the thread's sums of the metric (arg 3),
- * after its definition went out; NULL when the hit is not recorded. */
-static __always_inline struct tr2_metric_val *use_metric(struct hit *p, __u8 kind)
-{
-	long id = arg(p, 3);
-	struct tr2_metric_val *v = metric_of(id, 1);
-
-	if (v)
-		define_metric(p, kind, id);
-	return v;
-}
-
 SEC("usdt")
 int probe_timer_start(struct pt_regs *ctx)
 {
 	struct hit hit, *p = load_hit(&hit, ctx);
-	struct tr2_metric_val *v = p ? use_metric(p, TR2_REC_TIMER_START) : 0;
+	struct tr2_metric *m = p ? use_metric(p, TR2_REC_TIMER_START) : 0;
 
-	if (!v)
+	if (!m)
 		return 0;
-	if (v->recursion++ == 0)   /* git ignores recursive starts */
-		v->start_ns = bpf_ktime_get_ns();
+	if (m->recursion++ == 0)   /* git ignores recursive starts */
+		m->start_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -629,22 +688,22 @@ SEC("usdt")
 int probe_timer_stop(struct pt_regs *ctx)
 {
 	struct hit hit, *p = load_hit(&hit, ctx);
-	struct tr2_metric_val *v;
+	struct tr2_metric *m;
 	__u64 len;
 
 	if (!p)
 		return 0;
-	v = metric_of(arg(p, 3), 0);
+	m = metric_slot(arg(p, 3), 0);
 	/* A stop whose start came before the attach is not counted. */
-	if (!v || v->recursion == 0 || --v->recursion)
+	if (!m || m->recursion == 0 || --m->recursion)
 		return 0;
-	len = bpf_ktime_get_ns() - v->start_ns;
-	if (!v->intervals || len < v->min_ns)
-		v->min_ns = len;
-	if (len > v->max_ns)
-		v->max_ns = len;
-	v->total_ns += len;
-	v->intervals++;
+	len = bpf_ktime_get_ns() - m->start_ns;
+	if (!m->intervals || len < m->min_ns)
+		m->min_ns = len;
+	if (len > m->max_ns)
+		m->max_ns = len;
+	m->total_ns += len;
+	m->intervals++;
 	return 0;
 }
 
@@ -652,12 +711,12 @@ SEC("usdt")
 int probe_counter_add(struct pt_regs *ctx)
 {
 	struct hit hit, *p = load_hit(&hit, ctx);
-	struct tr2_metric_val *v = p ? use_metric(p, TR2_REC_COUNTER_ADD) : 0;
+	struct tr2_metric *m = p ? use_metric(p, TR2_REC_COUNTER_ADD) : 0;
 
-	if (!v)
+	if (!m)
 		return 0;
-	v->is_counter = 1;
-	v->count += arg(p, 7);
+	m->is_counter = 1;
+	m->count += arg(p, 7);
 	return 0;
 }
 
@@ -681,11 +740,12 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* A thread exited.  If it had sent records, tr2-bpf forgets its interned
- * strings (task storage goes with the task by itself).  If it was the last
- * thread of its process, the process leaves `traced`: the set would fill up
- * (65536) over a long run of CMD's descendants, and a later process that
- * got the same pid would be taken for a traced one. */
+/* A thread exited.  Sums of a thread that never called thread_exit go to
+ * tr2-bpf now (for its process's totals); if it had sent records, tr2-bpf
+ * forgets its interned strings (task storage goes with the task by
+ * itself).  If it was the last thread of a traced process, the process
+ * leaves `traced` (a later process that got the same pid would be taken
+ * for a traced one) and tr2-bpf frees what it kept of it. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
@@ -693,54 +753,100 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	__u32 pid = p->tgid;
 	struct tr2_rec *r;
 
+	if (ts) {
+		send_metrics(ts, pid, p->pid, 1);
+		if (ts->announced && (r = new_rec(TR2_REC_THREAD_GONE, pid, p->pid)))
+			send(r, r->size);
+	}
 	/* do_exit() counts live threads down before this tracepoint. */
-	if (BPF_CORE_READ(p, signal, live.counter) == 0)
-		bpf_map_delete_elem(&traced, &pid);
-	if (!ts || !ts->announced)
-		return 0;
-	r = new_rec(TR2_REC_THREAD_GONE, pid, p->pid);
-	if (r)
+	if (BPF_CORE_READ(p, signal, live.counter) == 0 && bpf_map_delete_elem(&traced, &pid) == 0 &&
+	    (r = new_rec(TR2_REC_PROC_GONE, pid, p->pid)))
 		send(r, r->size);
 	return 0;
 }
 
+/* Whether the calling process maps an object file executable that tr2-bpf
+ * has not looked at (not in `known`); *key: the first such.  A walk over
+ * the process's mappings: a few µs, only at exec and when the dynamic
+ * loader has mapped objects. */
+static __always_inline int maps_unknown_object(struct tr2_object_key *key)
+{
+	struct bpf_iter_task_vma it;
+	struct vm_area_struct *vma;
+	int found = 0;
+
+	bpf_iter_task_vma_new(&it, bpf_get_current_task_btf(), 0);
+	while (!found && (vma = bpf_iter_task_vma_next(&it))) {
+		struct inode *inode;
+
+		if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
+			continue;
+		inode = vma->vm_file->f_inode;
+		key->dev = inode->i_sb->s_dev;
+		key->ino = inode->i_ino;
+		found = !bpf_map_lookup_elem(&known, key);
+	}
+	bpf_iter_task_vma_destroy(&it);
+	return found;
+}
+
+/* Sends a TR2_REC_EXECVE or TR2_REC_DL_UPDATE record for the calling
+ * thread (tr2_record.h); when the process maps an object not known yet,
+ * stops the process (SIGSTOP, on its way back to user space) so that
+ * tr2-bpf attaches to that object before any of its code runs, and wakes
+ * tr2-bpf at once, which sends SIGCONT when done.  With nothing unknown and
+ * `always` 0 it sends nothing. */
+static __always_inline void stop_if_unknown(__u8 kind, int always)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct tr2_object_key key = {};
+	int stop = maps_unknown_object(&key);
+	struct tr2_rec *r;
+
+	if (!stop && !always)
+		return;
+	r = new_rec(kind, id >> 32, (__u32)id);
+	if (!r)
+		return;
+	r->num[0] = stop;
+	r->num[1] = key.dev;
+	r->num[2] = key.ino;
+	if (send_wake(r, r->size, stop) == 0 && stop)
+		bpf_send_signal(SIGSTOP);
+}
+
 /* A traced process called exec (either mode: tr2-bpf -p puts its PID in
- * `traced`).  Stop it, as dl_update does, so that tr2-bpf attaches to the
- * new executable before it runs. */
+ * `traced`): a new session, and a stop if the new program or its loader
+ * is not known. */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 pid = p->tgid;
-	struct tr2_rec *r;
 
 	if (!bpf_map_lookup_elem(&traced, &pid))
 		return 0;
 	/* A new program: no regions open, announce the thread again. */
 	bpf_task_storage_delete(&threads, p);
-	r = new_rec(TR2_REC_EXECVE, pid, p->pid);
-	if (!r)
-		return 0;
-	if (send(r, r->size) == 0)
-		bpf_send_signal(SIGSTOP);
+	stop_if_unknown(TR2_REC_EXECVE, 1);
 	return 0;
 }
 
-/* The dynamic loader's r_brk hook (_dl_debug_state) in a traced process:
- * objects were mapped.  Stop the process so that tr2-bpf attaches to their
- * probes before any of them runs; tr2-bpf sends SIGCONT when done. */
+/* The dynamic loader's r_brk hook (_dl_debug_state) in a traced process.
+ * The loader calls it with r_debug.r_state RT_ADD or RT_DELETE before it
+ * maps or unmaps objects, and RT_CONSISTENT after, before any code of a
+ * new object runs: the moment to look for unknown objects. */
 SEC("uprobe")
 int dl_update(struct pt_regs *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 pid = id >> 32;
-	struct tr2_rec *r;
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	int state;
 
 	if (follow && !bpf_map_lookup_elem(&traced, &pid))
 		return 0;
-	r = new_rec(TR2_REC_DL_UPDATE, pid, (__u32)id);
-	if (!r)
+	if (r_state_offset &&
+	    !bpf_probe_read_user(&state, sizeof(state), (void *)(PT_REGS_IP(ctx) + r_state_offset)) &&
+	    state != RT_CONSISTENT)
 		return 0;
-	if (send(r, r->size) == 0)
-		bpf_send_signal(SIGSTOP);
+	stop_if_unknown(TR2_REC_DL_UPDATE, 0);
 	return 0;
 }

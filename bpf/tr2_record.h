@@ -58,9 +58,9 @@ enum tr2_rec_kind {
 	TR2_REC_DATA,
 	TR2_REC_DATA_JSON,
 	TR2_REC_PRINTF,
-	TR2_REC_TIMER_START,        /* first use of a timer in a process: its definition */
+	TR2_REC_TIMER_START,        /* first use of a timer in a thread: its definition */
 	TR2_REC_TIMER_STOP,         /* never sent: stops are summed in BPF */
-	TR2_REC_COUNTER_ADD,        /* first use of a counter in a process: its definition */
+	TR2_REC_COUNTER_ADD,        /* first use of a counter in a thread: its definition */
 	TR2_REC__PROBES,            /* kinds below are made by the tracer, not by a probe */
 	/* First record of each thread seen: who it is.  num: ppid, proc_start_ns,
 	 * thread_start_ns (CLOCK_MONOTONIC, kernel task_struct start_time);
@@ -68,14 +68,25 @@ enum tr2_rec_kind {
 	TR2_REC_THREAD_INFO = TR2_REC__PROBES,
 	/* A traced process forked a process (follow mode).  pid = child, num[0] = parent. */
 	TR2_REC_FORK,
-	/* A traced process called exec (follow mode): a new program, a new session. */
+	/* A traced process called exec: a new program, a new session.  num[0]
+	 * is 1 when the process is stopped (SIGSTOP) because it maps an object
+	 * tr2-bpf has not looked at yet: tr2-bpf attaches, then sends SIGCONT.
+	 * num[1], num[2]: that object's struct tr2_object_key (dev, ino). */
 	TR2_REC_EXECVE,
 	/* The dynamic loader of a traced process mapped objects (its r_brk hook
-	 * ran); the process is stopped with SIGSTOP until the loader attached. */
+	 * ran, the list consistent again) and one of them is not known yet: the
+	 * process is stopped as for TR2_REC_EXECVE, num[] the same. */
 	TR2_REC_DL_UPDATE,
 	/* A thread that had sent records exited (or its process called exec
 	 * from another thread): its interned strings can be forgotten. */
 	TR2_REC_THREAD_GONE,
+	/* A thread's timer and counter sums (see struct tr2_metric below):
+	 * num[0] of them follow the header, as struct tr2_metric, unaligned.
+	 * Sent just before the thread's thread_exit or atexit record, or, with
+	 * num[1] = 1, when a thread that never called thread_exit ended. */
+	TR2_REC_METRICS,
+	/* The last thread of a traced process exited: tr2-bpf frees its state. */
+	TR2_REC_PROC_GONE,
 	TR2_REC__COUNT
 };
 
@@ -115,26 +126,39 @@ struct tr2_rec {
 #define TR2_REGION_MAX 32       /* region start times kept per thread */
 
 /*
- * Timers and counters are summed on the eBPF side, per thread, in the hash
- * map "metrics": timer_start, timer_stop and counter_add send no record.
- * Only a metric's first use in a process sends one (TR2_REC_TIMER_START or
- * TR2_REC_COUNTER_ADD: num[0] id, num[1] per_thread; strings: file, category,
- * name), so that tr2-bpf learns its names.  tr2-bpf reads and deletes a
- * thread's entries when that thread's thread_exit or atexit record arrives.
+ * Timers and counters are summed on the eBPF side, per thread, in the
+ * thread's own state (BPF task storage, TR2_THREAD_METRICS slots):
+ * timer_start, timer_stop and counter_add send no record.  A metric's first
+ * use in a thread sends its definition (TR2_REC_TIMER_START or
+ * TR2_REC_COUNTER_ADD: num[0] id, num[1] per_thread; strings: file,
+ * category, name), so that tr2-bpf learns its names; the sums go out in one
+ * TR2_REC_METRICS record when the thread ends.  Nothing is kept per thread
+ * or process outside the thread itself, so nothing grows with the threads
+ * that have come and gone.  A thread that uses more metrics than it has
+ * slots counts each hit on the others as lost.
  */
-struct tr2_metric_key {
-	__u32 pid;
-	__u32 tid;
-	__u64 id;          /* address of the TRACE2_DEFINE_TIMER/_COUNTER definition */
-};
+#define TR2_THREAD_METRICS 16
 
-struct tr2_metric_val {
+struct tr2_metric {
+	__u64 id;          /* address of the TRACE2_DEFINE_TIMER/_COUNTER definition */
 	__u32 recursion;   /* timer: starts not yet stopped (git's recursion_count) */
-	__u32 is_counter;
+	__u8 is_counter;
+	__u8 defined;      /* eBPF side: the definition record went out */
+	__u16 pad;
 	__u64 start_ns;    /* timer: start of the open interval */
 	__u64 intervals;   /* timer: closed intervals */
 	__u64 total_ns, min_ns, max_ns;
 	__s64 count;       /* counter: sum of the values added */
+};
+
+/* An object file as the kernel names it: the inode's super block dev_t
+ * (kernel encoding, MAJOR << 20 | MINOR) and inode number.  The eBPF side
+ * keeps the objects tr2-bpf has looked at (attached, or without trace2
+ * probes) in the map "known", and stops a traced process only when it maps
+ * one that is not there. */
+struct tr2_object_key {
+	__u64 dev;
+	__u64 ino;
 };
 
 #endif

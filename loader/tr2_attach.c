@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -38,6 +39,7 @@
 
 #include "tr2_attach.h"
 #include "tr2_mem.h"
+#include "tr2_record.h"
 
 #define PROVIDER "trace2"
 #define MAX_ARGS 12          /* BPF_USDT_MAX_ARG_CNT of usdt.bpf.h */
@@ -97,6 +99,7 @@ struct tr2_attach {
 	int multi;                 /* uprobe-multi links (Linux 6.6+) */
 	int nop5;                  /* the kernel optimizes uprobes on a 5-byte nop */
 	int spec_map_fd;
+	int known_map_fd;          /* the eBPF side's "known" objects, or -1 */
 	struct usdt_spec *specs;
 	int nspecs;
 	struct object *objects;    /* looked at, with or without probes */
@@ -160,6 +163,8 @@ struct tr2_attach *tr2_attach_new(struct bpf_object *obj, pid_t pid_filter, int 
 	a->multi = multi;
 	a->nop5 = kernel_optimizes_nop5();
 	a->spec_map_fd = map && bpf_map__value_size(map) == sizeof(struct usdt_spec) ? bpf_map__fd(map) : -1;
+	map = bpf_object__find_map_by_name(obj, "known");
+	a->known_map_fd = map ? bpf_map__fd(map) : -1;
 	return a;
 }
 
@@ -508,6 +513,29 @@ static void prefault(pid_t pid, unsigned long start, unsigned long end)
 	}
 }
 
+void tr2_attach_known(struct tr2_attach *a, uint64_t dev, uint64_t ino)
+{
+	struct tr2_object_key key = { .dev = dev, .ino = ino };
+	__u8 one = 1;
+
+	if (a->known_map_fd >= 0)
+		bpf_map_update_elem(a->known_map_fd, &key, &one, BPF_ANY);
+}
+
+/* Tells the eBPF side that the object mapped executable at start-end in
+ * process pid has been looked at.  The key is the file the mapping holds
+ * as the kernel names it, which /proc/PID/map_files shows (it can differ
+ * from the path's: overlayfs). */
+static void mark_known(struct tr2_attach *a, pid_t pid, unsigned long start, unsigned long end)
+{
+	char path[96];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)pid, start, end);
+	if (!stat(path, &st))
+		tr2_attach_known(a, (uint64_t)major(st.st_dev) << 20 | minor(st.st_dev), st.st_ino);
+}
+
 int tr2_attach_process(struct tr2_attach *a, pid_t pid, char *err, size_t errlen)
 {
 	char maps_path[64], line[PATH_MAX + 256];
@@ -548,8 +576,11 @@ int tr2_attach_process(struct tr2_attach *a, pid_t pid, char *err, size_t errlen
 			o->has_probes = r;
 			added += r;
 		}
-		if (o->has_probes && sscanf(line, "%lx-%lx %7s", &start, &end, perms) == 3 &&
-		    perms[2] != 'x')
+		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) != 3)
+			continue;
+		if (perms[2] == 'x')
+			mark_known(a, pid, start, end);
+		else if (o->has_probes)
 			prefault(pid, start, end);
 	}
 	fclose(maps);
@@ -615,6 +646,44 @@ void tr2_attach_free(struct tr2_attach *a)
 	free(a->objects);
 	free(a->specs);
 	free(a);
+}
+
+long tr2_ld_so_r_state_offset(const char *ld_so)
+{
+	int fd = open(ld_so, O_RDONLY | O_CLOEXEC);
+	GElf_Addr hook = 0, r_debug = 0;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) ||
+			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+				continue;
+			if (!strcmp(name, "_dl_debug_state"))
+				hook = sym.st_value;
+			else if (!strcmp(name, "_r_debug"))
+				r_debug = sym.st_value;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	/* struct r_debug (<link.h>): int r_version; struct link_map *r_map;
+	 * ElfW(Addr) r_brk; then r_state, at 24 on x86-64. */
+	return hook && r_debug ? (long)(r_debug + 24 - hook) : 0;
 }
 
 char *tr2_find_ld_so(void)

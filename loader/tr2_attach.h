@@ -4,6 +4,7 @@
 #define TR2_ATTACH_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct bpf_object;
@@ -35,9 +36,11 @@ void tr2_attach_set_nop5(struct tr2_attach *a, int nop5);
 
 /*
  * Attaches to the trace2 probes of every object that process pid maps and
- * that is not attached yet.  Returns the number of objects newly attached
- * (0 when none is new), or -1 with a one-line reason in err (the process is
- * gone, an attach failed).
+ * that is not attached yet, and puts every object it maps executable into
+ * the eBPF side's "known" map (bpf/tr2_record.h), so that mapping it again,
+ * in any traced process, stops nothing.  Returns the number of objects
+ * newly attached (0 when none is new), or -1 with a one-line reason in err
+ * (the process is gone, an attach failed).
  */
 int tr2_attach_process(struct tr2_attach *a, pid_t pid, char *err, size_t errlen);
 
@@ -49,12 +52,21 @@ int tr2_attach_process(struct tr2_attach *a, pid_t pid, char *err, size_t errlen
 int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const char *ld_so,
 		       char *err, size_t errlen);
 
+/* Puts the object (dev, ino) (struct tr2_object_key, as the eBPF side named
+ * it in a stop record) into the "known" map. */
+void tr2_attach_known(struct tr2_attach *a, uint64_t dev, uint64_t ino);
+
 /* Objects with probes attached so far, and probe sites (call sites) in them. */
 int tr2_attach_objects(const struct tr2_attach *a);
 int tr2_attach_sites(const struct tr2_attach *a);
 
 /* Detaches everything and frees; NULL is allowed. */
 void tr2_attach_free(struct tr2_attach *a);
+
+/* The offset from the dynamic loader's _dl_debug_state to its
+ * _r_debug.r_state (bytes; both in ld_so's .dynsym), or 0 when ld_so does
+ * not have both symbols. */
+long tr2_ld_so_r_state_offset(const char *ld_so);
 
 /* The dynamic loader that this program itself runs under (a path), or NULL. */
 char *tr2_find_ld_so(void);

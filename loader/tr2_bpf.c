@@ -135,7 +135,7 @@ struct tracer {
 	struct tr2_decoded dec;
 	uint64_t decode_errors;
 	int follow;
-	pid_t *procs;        /* processes to wait for (follow mode: forks) */
+	pid_t *procs;        /* live processes to wait for (follow mode: forks) */
 	int nprocs, cap;
 	struct {
 		__u32 pid;
@@ -143,6 +143,9 @@ struct tracer {
 	} *losses;
 	int nlosses, cap_losses;
 	uint64_t lost_marked;  /* the BPF-side lost total at the last mark_losses() */
+	/* Processes held stopped to attach (-v): how often, how long they
+	 * waited for tr2-bpf to read the stop record, how long attaching took. */
+	uint64_t stops, stop_wait_ns, stop_attach_ns;
 };
 
 static void add_proc(struct tracer *tr, pid_t pid)
@@ -162,41 +165,30 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* A process stopped itself at stopped_ns (exec or the loader mapped
- * objects): attach to what it maps now, then let it go on. */
-static void attach_and_continue(struct tracer *tr, pid_t pid, uint64_t stopped_ns)
+/* A process stopped itself at stopped_ns (exec, or the loader mapped
+ * objects) because it maps an object not known yet, (dev, ino) among them:
+ * attach to what it maps now, then let it go on. */
+static void attach_and_continue(struct tracer *tr, pid_t pid, uint64_t stopped_ns, uint64_t dev,
+				uint64_t ino)
 {
 	char err[512];
+	uint64_t start = mono_ns(), now;
 
 	/* After detaching (tr->attach NULL) only the SIGCONT is left to do. */
-	if (tr->attach && tr2_attach_process(tr->attach, pid, err, sizeof(err)) < 0 &&
-	    kill(pid, 0) == 0)
-		fprintf(stderr, "tr2-bpf: %s\n", err);
-	kill(pid, SIGCONT);
-	tr2_session_resumed(tr->session, pid, stopped_ns, mono_ns());
-}
-
-/* Hands the session the timer and counter sums of thread tid (summed on the
- * eBPF side) and deletes them: the thread is at its thread_exit or atexit. */
-static void collect_metrics(struct tracer *tr, __u32 pid, __u32 tid)
-{
-	int fd = bpf_map__fd(tr->skel->maps.metrics), n = 0, cap = 0;
-	struct tr2_metric_key key, next, *prev = NULL, *done = NULL;
-	struct tr2_metric_val v;
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (key.pid != pid || key.tid != tid || bpf_map_lookup_elem(fd, &key, &v))
-			continue;
-		tr2_session_add_metric(tr->session, pid, tid, key.id, &v);
-		done = tr2_grow(done, n, &cap, sizeof(*done));
-		done[n++] = key;
+	if (tr->attach) {
+		if (tr2_attach_process(tr->attach, pid, err, sizeof(err)) < 0 && kill(pid, 0) == 0)
+			fprintf(stderr, "tr2-bpf: %s\n", err);
+		tr2_attach_known(tr->attach, dev, ino);
 	}
-	for (int i = 0; i < n; i++)
-		bpf_map_delete_elem(fd, &done[i]);
-	free(done);
+	kill(pid, SIGCONT);
+	now = mono_ns();
+	tr2_session_resumed(tr->session, pid, stopped_ns, now);
+	tr->stops++;
+	tr->stop_wait_ns += start > stopped_ns ? start - stopped_ns : 0;
+	tr->stop_attach_ns += now - start;
 }
+
+static void forget_losses(struct tracer *tr, __u32 pid);
 
 static int on_record(void *ctx, void *data, size_t size)
 {
@@ -214,16 +206,24 @@ static int on_record(void *ctx, void *data, size_t size)
 			kill((pid_t)h->pid, SIGCONT);
 		return 0;
 	}
-	if (tr->dec.hdr.kind == TR2_REC_THREAD_EXIT || tr->dec.hdr.kind == TR2_REC_ATEXIT)
-		collect_metrics(tr, tr->dec.hdr.pid, tr->dec.hdr.tid);
+	/* The last of its events are in: mark its losses while its session is there. */
+	if (tr->dec.hdr.kind == TR2_REC_PROC_GONE)
+		forget_losses(tr, tr->dec.hdr.pid);
 	tr2_session_record(tr->session, &tr->dec);
 	switch (tr->dec.hdr.kind) {
 	case TR2_REC_FORK:
 		add_proc(tr, tr->dec.hdr.pid);
 		break;
+	case TR2_REC_PROC_GONE:
+		for (int i = 0; i < tr->nprocs; i++)
+			if (tr->procs[i] == (pid_t)tr->dec.hdr.pid)
+				tr->procs[i] = tr->procs[--tr->nprocs];
+		break;
 	case TR2_REC_EXECVE:
 	case TR2_REC_DL_UPDATE:
-		attach_and_continue(tr, tr->dec.hdr.pid, tr->dec.hdr.ts_ns);
+		if (tr->dec.hdr.num[0])
+			attach_and_continue(tr, tr->dec.hdr.pid, tr->dec.hdr.ts_ns, tr->dec.hdr.num[1],
+					    tr->dec.hdr.num[2]);
 		break;
 	}
 	return 0;
@@ -251,6 +251,27 @@ static uint64_t lost_in_bpf(struct tr2_bpf *skel)
  * last call (bpf map lost_by_pid; tracer-side: reported[]). */
 static uint64_t lost_in_bpf(struct tr2_bpf *skel);
 
+/* Process pid has lost `total` events so far: marks those not marked yet.
+ * Returns its index in tr->losses. */
+static int mark_loss(struct tracer *tr, __u32 pid, __u64 total)
+{
+	int i;
+
+	for (i = 0; i < tr->nlosses && tr->losses[i].pid != pid; i++)
+		;
+	if (i == tr->nlosses) {
+		tr->losses = tr2_grow(tr->losses, tr->nlosses, &tr->cap_losses, sizeof(*tr->losses));
+		tr->losses[i].pid = pid;
+		tr->losses[i].reported = 0;
+		tr->nlosses++;
+	}
+	if (total > tr->losses[i].reported) {
+		tr2_session_lost(tr->session, pid, total - tr->losses[i].reported, mono_ns());
+		tr->losses[i].reported = total;
+	}
+	return i;
+}
+
 static void mark_losses(struct tracer *tr)
 {
 	int fd = bpf_map__fd(tr->skel->maps.lost_by_pid);
@@ -266,22 +287,40 @@ static void mark_losses(struct tracer *tr)
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &total))
-			continue;
-		int i;
-		for (i = 0; i < tr->nlosses && tr->losses[i].pid != key; i++)
-			;
-		if (i == tr->nlosses) {
-			tr->losses = tr2_grow(tr->losses, tr->nlosses, &tr->cap_losses, sizeof(*tr->losses));
-			tr->losses[i].pid = key;
-			tr->losses[i].reported = 0;
-			tr->nlosses++;
-		}
-		if (total > tr->losses[i].reported) {
-			tr2_session_lost(tr->session, key, total - tr->losses[i].reported, mono_ns());
-			tr->losses[i].reported = total;
-		}
+		if (!bpf_map_lookup_elem(fd, &key, &total))
+			mark_loss(tr, key, total);
 	}
+}
+
+/* Process pid exited: marks its last losses, then forgets its count, so
+ * that neither side keeps anything of the processes that have gone. */
+static void forget_losses(struct tracer *tr, __u32 pid)
+{
+	int fd = bpf_map__fd(tr->skel->maps.lost_by_pid), i;
+	__u64 total;
+
+	if (bpf_map_lookup_elem(fd, &pid, &total))
+		return;
+	i = mark_loss(tr, pid, total);
+	tr->losses[i] = tr->losses[--tr->nlosses];
+	bpf_map_delete_elem(fd, &pid);
+}
+
+/* Entries in a hash map (a walk: for -v at the end only). */
+static unsigned map_entries(const struct bpf_map *map)
+{
+	char key[64], next[64];
+	void *prev = NULL;
+	unsigned n = 0;
+
+	if (bpf_map__key_size(map) > sizeof(key))
+		return 0;
+	while (!bpf_map_get_next_key(bpf_map__fd(map), prev, next)) {
+		memcpy(key, next, bpf_map__key_size(map));
+		prev = key;
+		n++;
+	}
+	return n;
 }
 
 /* Whether the process has exited (a zombie counts): its pidfd is readable. */
@@ -445,6 +484,9 @@ int main(int argc, char **argv)
 	bpf_map__set_max_entries(tr.skel->maps.events, ring_bytes);
 	if (!tr.follow)
 		bpf_program__set_autoload(tr.skel->progs.on_fork, false);
+	ld_so = tr2_find_ld_so();
+	if (ld_so)
+		tr.skel->rodata->r_state_offset = tr2_ld_so_r_state_offset(ld_so);
 	multi = tr2_attach_prepare(tr.skel->obj);
 	if (tr2_bpf__load(tr.skel)) {
 		int e = errno;
@@ -471,7 +513,6 @@ int main(int argc, char **argv)
 	rb = tr2_ring_new(bpf_map__fd(tr.skel->maps.events), on_record, &tr);
 	if (!rb)
 		fail("failed to create the ring buffer: %s", strerror(errno));
-	ld_so = tr2_find_ld_so();
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -600,11 +641,20 @@ int main(int argc, char **argv)
 	}
 
 	if (verbose) {
+		unsigned long kept_procs, kept_threads;
 		struct rusage ru;
 
 		getrusage(RUSAGE_SELF, &ru);
 		fprintf(stderr, "tr2-bpf: %llu records named their call site's literal strings by number\n",
 			tr2_sites_refs(tr.sites));
+		fprintf(stderr, "tr2-bpf: held processes stopped %llu times to attach to new objects: "
+			"%.3f ms waiting for tr2-bpf, %.3f ms attaching\n", (unsigned long long)tr.stops,
+			tr.stop_wait_ns / 1e6, tr.stop_attach_ns / 1e6);
+		tr2_session_kept(tr.session, &kept_procs, &kept_threads);
+		fprintf(stderr, "tr2-bpf: kept at the end: %lu processes, %lu threads; BPF maps: "
+			"%u traced processes, %u processes with losses, %u known objects\n",
+			kept_procs, kept_threads, map_entries(tr.skel->maps.traced),
+			map_entries(tr.skel->maps.lost_by_pid), map_entries(tr.skel->maps.known));
 		fprintf(stderr, "tr2-bpf: its own CPU time: %ld.%02ld s user, %ld.%02ld s system\n",
 			(long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec / 10000,
 			(long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec / 10000);

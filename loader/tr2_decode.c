@@ -38,6 +38,8 @@ static const signed char fixed_strings[TR2_REC__COUNT] = {
 	[TR2_REC_EXECVE] = 0,
 	[TR2_REC_DL_UPDATE] = 0,
 	[TR2_REC_THREAD_GONE] = 0,
+	[TR2_REC_METRICS] = 0,
+	[TR2_REC_PROC_GONE] = 0,
 };
 
 /* Interned strings can only be fixed strings of a kind, at most this many. */
@@ -268,6 +270,18 @@ int tr2_decode(const void *data, size_t size, struct tr2_sites *sites, struct tr
 	}
 	p += sizeof(out->hdr);
 	out->nstr = 0;
+	out->nmetrics = 0;
+	if (h->kind == TR2_REC_METRICS) {
+		/* No strings: num[0] sums, each a struct tr2_metric. */
+		if (h->num[0] < 1 || h->num[0] > TR2_THREAD_METRICS ||
+		    (size_t)(end - p) != (size_t)h->num[0] * sizeof(out->metrics[0])) {
+			*why = "timer and counter sums of the wrong size";
+			return -1;
+		}
+		out->nmetrics = (unsigned)h->num[0];
+		memcpy(out->metrics, p, end - p);
+		p = end;
+	}
 	for (i = 0; i < total; i++) {
 		unsigned short word;
 		unsigned len;

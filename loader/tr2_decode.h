@@ -25,6 +25,8 @@ struct tr2_decoded {
 	unsigned nstr;
 	const char *str[TR2_DEC_MAX_STR];   /* NULL where the program passed NULL */
 	const char *vec[TR2_ARGV_MAX + 1];  /* the kind's vector, NULL-terminated */
+	unsigned nmetrics;                  /* TR2_REC_METRICS: the sums, copied out */
+	struct tr2_metric metrics[TR2_THREAD_METRICS];
 	char arena[TR2_REC_MAX * 2];        /* backing store of str[] */
 };
 

@@ -58,16 +58,22 @@ struct child {
 	uint64_t start_ns;
 };
 
+/* A traced process.  It is freed when it is gone (its last thread exited)
+ * and no process it is the parent of is still kept: children find their
+ * parent session through `parent`. */
 struct proc {
 	uint32_t pid, ppid;
+	struct proc *parent;   /* the parent process's state, when known */
+	int children;          /* kept processes whose parent this is */
+	int gone;              /* exited: no longer found by pid */
 	uint64_t start_ns;     /* CLOCK_MONOTONIC; t_abs counts from here */
 	char *sid;             /* NULL until its first event */
 	char *exec_parent_sid; /* after exec: the session before it */
 	char *exec_parent_hierarchy; /* after exec: the cmd_name hierarchy before it */
 	char *hierarchy;       /* last cmd_name's hierarchy */
 	int exit_code;
-	struct child *children;
-	int nchildren, cap;
+	struct child *children_started; /* child_start events, for child_exit's t_rel */
+	int nstarted, cap;
 	struct metric *metrics, **metrics_tail;
 	struct id_alias *aliases;
 	struct proc *hnext;
@@ -143,9 +149,20 @@ static struct proc *find_proc(struct tr2_session *s, uint32_t pid)
 	struct proc *p;
 
 	for (p = s->procs[pid % NBUCKETS]; p; p = p->hnext)
-		if (p->pid == pid)
+		if (p->pid == pid && !p->gone)
 			return p;
 	return NULL;
+}
+
+/* Links p to its parent's state, once, when the parent is known. */
+static void set_parent(struct tr2_session *s, struct proc *p)
+{
+	struct proc *q = p->parent || !p->ppid ? NULL : find_proc(s, p->ppid);
+
+	if (q && q != p) {
+		p->parent = q;
+		q->children++;
+	}
 }
 
 static struct proc *get_proc(struct tr2_session *s, uint32_t pid)
@@ -270,15 +287,15 @@ static void make_sid(struct tr2_session *s, struct proc *p)
 	struct proc *q;
 	int hops;
 
+	set_parent(s, p);
 	gmtime_r(&secs, &tm);
 	snprintf(own, sizeof(own), "%04d%02d%02dT%02d%02d%02d.%06ldZ-%s-P%08" PRIx32,
 		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 (long)(real_us % 1000000), s->host_hash, p->pid);
 	/* The nearest traced ancestor that wrote events is the parent session,
 	 * as GIT_TRACE2_PARENT_SID would have made it. */
-	for (q = find_proc(s, p->ppid), hops = 0; !parent && q && hops < 64;
-	     q = find_proc(s, q->ppid), hops++)
-		if (q->sid && q != p)
+	for (q = p->parent, hops = 0; !parent && q && hops < 64; q = q->parent, hops++)
+		if (q->sid)
 			parent = q->sid;
 	if (parent) {
 		size_t n = strlen(parent) + 1 + strlen(own) + 1;
@@ -301,8 +318,8 @@ static const char *parent_hierarchy(struct tr2_session *s, struct proc *p)
 	/* exec keeps GIT_TRACE2_PARENT_NAME, as it keeps the parent sid */
 	if (p->exec_parent_sid)
 		return p->exec_parent_hierarchy;
-	for (q = find_proc(s, p->ppid), hops = 0; q && hops < 64; q = find_proc(s, q->ppid), hops++)
-		if (q->sid && q != p && q->hierarchy && !strncmp(p->sid, q->sid, strlen(q->sid)))
+	for (q = p->parent, hops = 0; q && hops < 64; q = q->parent, hops++)
+		if (q->sid && q->hierarchy && !strncmp(p->sid, q->sid, strlen(q->sid)))
 			return q->hierarchy;
 	return NULL;
 }
@@ -476,9 +493,23 @@ static void emit_metric(struct tr2_session *s, struct thread *t, const struct tr
 	emit(s, &ev);
 }
 
+/* The thread's sums go into its process's totals (git's
+ * tr2_update_final_timers). */
+static void merge_thread_metrics(struct thread *t)
+{
+	for (struct thread_metric *tm = t->metrics; tm; tm = tm->next) {
+		struct metric *m = tm->m;
+
+		add_interval(&m->intervals, &m->total_ns, &m->min_ns, &m->max_ns,
+			     tm->intervals, tm->total_ns, tm->min_ns, tm->max_ns);
+		m->count += tm->count;
+	}
+	free_thread_metrics(t);
+}
+
 /* A thread ends (thread_exit or atexit): its per-thread events (th_timer,
  * th_counter), then its sums go into the process totals (git's
- * tr2_emit_per_thread_timers and tr2_update_final_timers). */
+ * tr2_emit_per_thread_timers). */
 static void close_thread_metrics(struct tr2_session *s, struct thread *t, const struct tr2_decoded *d)
 {
 	struct thread_metric *tm;
@@ -490,14 +521,7 @@ static void close_thread_metrics(struct tr2_session *s, struct thread *t, const 
 	for (tm = t->metrics; tm; tm = tm->next)
 		if (tm->m->per_thread && tm->m->is_counter && tm->count)
 			emit_metric(s, t, d, tm->m, TR2_EV_TH_COUNTER, 0, 0, 0, 0, tm->count);
-	for (tm = t->metrics; tm; tm = tm->next) {
-		struct metric *m = tm->m;
-
-		add_interval(&m->intervals, &m->total_ns, &m->min_ns, &m->max_ns,
-			     tm->intervals, tm->total_ns, tm->min_ns, tm->max_ns);
-		m->count += tm->count;
-	}
-	free_thread_metrics(t);
+	merge_thread_metrics(t);
 }
 
 static void emit_final_metrics(struct tr2_session *s, struct thread *t, const struct tr2_decoded *d)
@@ -515,18 +539,19 @@ static void emit_final_metrics(struct tr2_session *s, struct thread *t, const st
 
 static struct child *find_child(struct proc *p, int id)
 {
-	for (int i = 0; i < p->nchildren; i++)
-		if (p->children[i].id == id)
-			return &p->children[i];
+	for (int i = 0; i < p->nstarted; i++)
+		if (p->children_started[i].id == id)
+			return &p->children_started[i];
 	return NULL;
 }
 
 static void add_child(struct proc *p, int id, uint64_t ts)
 {
-	p->children = tr2_grow(p->children, p->nchildren, &p->cap, sizeof(*p->children));
-	p->children[p->nchildren].id = id;
-	p->children[p->nchildren].start_ns = ts;
-	p->nchildren++;
+	p->children_started = tr2_grow(p->children_started, p->nstarted, &p->cap,
+				       sizeof(*p->children_started));
+	p->children_started[p->nstarted].id = id;
+	p->children_started[p->nstarted].start_ns = ts;
+	p->nstarted++;
 }
 
 /* A start time (ns) from the kernel, or `now` when it cannot be one: in the
@@ -544,6 +569,7 @@ static void on_thread_info(struct tr2_session *s, const struct tr2_decoded *d)
 
 	if (!p->ppid)
 		p->ppid = (uint32_t)h->num[0];
+	set_parent(s, p);
 	if (!p->start_ns)
 		p->start_ns = sane_start(h->num[1], h->ts_ns);
 	if (t && t->proc != p) {
@@ -571,7 +597,7 @@ static void on_execve(struct tr2_session *s, const struct tr2_decoded *d)
 		p->hierarchy = NULL;
 	}
 	p->start_ns = d->hdr.ts_ns;
-	p->nchildren = 0;
+	p->nstarted = 0;
 	/* exec leaves one thread, the one that called it, renamed to the pid. */
 	for (int i = 0; i < NBUCKETS; i++)
 		for (struct thread *o = s->threads[i], *next; o; o = next) {
@@ -619,26 +645,80 @@ void tr2_session_lost(struct tr2_session *s, uint32_t pid, uint64_t count, uint6
 	s->events--; /* a marker, not one of the program's events */
 }
 
-void tr2_session_add_metric(struct tr2_session *s, uint32_t pid, uint32_t tid, uint64_t id,
-			    const struct tr2_metric_val *v)
+/* Thread t's sums of the metrics in d (a TR2_REC_METRICS record), added to
+ * those it already has: the thread_exit or atexit record that follows
+ * reports them.  A thread that ended without thread_exit (num[1]) has no
+ * such record: its sums go into the process's totals at once. */
+static void add_metrics(struct thread *t, const struct tr2_decoded *d)
 {
-	struct tr2_rec h = { .pid = pid, .tid = tid };
-	struct thread *t = thread_of(s, &h);
 	struct proc *p = t->proc;
-	struct metric *m = NULL;
-	struct thread_metric *tm;
 
-	/* Definitions in two files with the same names share one metric: the
-	 * definition record of the second id was matched by name to the first. */
-	for (struct id_alias *a = p->aliases; a && !m; a = a->next)
-		if (a->id == (long)id)
-			m = a->m;
-	if (!m)
-		m = find_metric(p, (long)id, v->is_counter != 0);
-	tm = get_thread_metric(t, m);
-	add_interval(&tm->intervals, &tm->total_ns, &tm->min_ns, &tm->max_ns, v->intervals,
-		     v->total_ns, v->min_ns, v->max_ns);
-	tm->count += (uint64_t)v->count;
+	for (unsigned i = 0; i < d->nmetrics; i++) {
+		const struct tr2_metric *v = &d->metrics[i];
+		struct thread_metric *tm;
+		struct metric *m = NULL;
+
+		/* Definitions in two files with the same names share one metric:
+		 * the definition record of the second id was matched by name to
+		 * the first. */
+		for (struct id_alias *a = p->aliases; a && !m; a = a->next)
+			if (a->id == (long)v->id)
+				m = a->m;
+		if (!m)
+			m = find_metric(p, (long)v->id, v->is_counter != 0);
+		tm = get_thread_metric(t, m);
+		add_interval(&tm->intervals, &tm->total_ns, &tm->min_ns, &tm->max_ns, v->intervals,
+			     v->total_ns, v->min_ns, v->max_ns);
+		tm->count += (uint64_t)v->count;
+	}
+	if (d->hdr.num[1])
+		merge_thread_metrics(t);
+}
+
+static void free_proc(struct proc *p)
+{
+	free_metrics(p);
+	free(p->sid);
+	free(p->exec_parent_sid);
+	free(p->exec_parent_hierarchy);
+	free(p->hierarchy);
+	free(p->children_started);
+	free(p);
+}
+
+/* Unlinks and frees p if it is gone and no kept process is its child, then
+ * its parent likewise. */
+static void release_proc(struct tr2_session *s, struct proc *p)
+{
+	while (p && p->gone && !p->children) {
+		struct proc *parent = p->parent, **pp;
+
+		for (pp = &s->procs[p->pid % NBUCKETS]; *pp != p; pp = &(*pp)->hnext)
+			;
+		*pp = p->hnext;
+		free_proc(p);
+		if (parent)
+			parent->children--;
+		p = parent;
+	}
+}
+
+/* The last thread of p exited: what it kept goes, but for what its kept
+ * children still need (its sid and cmd_name hierarchy). */
+static void proc_gone(struct tr2_session *s, struct proc *p)
+{
+	for (int i = 0; i < NBUCKETS; i++)
+		for (struct thread *t = s->threads[i], *next; t; t = next) {
+			next = t->hnext;
+			if (t->proc == p)
+				drop_thread(s, t);
+		}
+	p->gone = 1;
+	free_metrics(p);
+	free(p->children_started);
+	p->children_started = NULL;
+	p->nstarted = p->cap = 0;
+	release_proc(s, p);
 }
 
 void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
@@ -657,6 +737,12 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 		p = get_proc(s, h->pid);
 		p->ppid = (uint32_t)h->num[0];
 		p->start_ns = sane_start(h->num[1], h->ts_ns);
+		set_parent(s, p);
+		return;
+	case TR2_REC_PROC_GONE:
+		p = find_proc(s, h->pid);
+		if (p)
+			proc_gone(s, p);
 		return;
 	case TR2_REC_EXECVE:
 		on_execve(s, d);
@@ -829,6 +915,9 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 		ev_init(s, &ev, TR2_EV_PRINTF, t, d);
 		ev.msg = d->str[1];
 		break;
+	case TR2_REC_METRICS:
+		add_metrics(t, d);
+		return;
 	case TR2_REC_TIMER_START:    /* definitions: the sums come from BPF */
 	case TR2_REC_COUNTER_ADD:
 		define_metric(p, d, h->kind == TR2_REC_COUNTER_ADD);
@@ -837,6 +926,17 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 		return;
 	}
 	emit(s, &ev);
+}
+
+void tr2_session_kept(const struct tr2_session *s, unsigned long *procs, unsigned long *threads)
+{
+	*procs = *threads = 0;
+	for (int i = 0; i < NBUCKETS; i++) {
+		for (const struct proc *p = s->procs[i]; p; p = p->hnext)
+			++*procs;
+		for (const struct thread *t = s->threads[i]; t; t = t->hnext)
+			++*threads;
+	}
 }
 
 void tr2_session_free(struct tr2_session *s)
@@ -850,13 +950,7 @@ void tr2_session_free(struct tr2_session *s)
 			struct proc *p = s->procs[i];
 
 			s->procs[i] = p->hnext;
-			free_metrics(p);
-			free(p->sid);
-			free(p->exec_parent_sid);
-			free(p->exec_parent_hierarchy);
-			free(p->hierarchy);
-			free(p->children);
-			free(p);
+			free_proc(p);
 		}
 	}
 	free(s);

@@ -10,17 +10,20 @@
  * decoder's checks.  One session per input, freed at the end, so that leaks
  * show.
  *
- * Around each decoded record the harness makes the calls tr2-bpf's
- * on_record() makes, with values taken from the record, since what they
- * carry comes from BPF maps rather than the ring buffer:
- *   thread_exit, atexit  when num[1] != 0, tr2_session_add_metric() first:
- *                        id num[1], is_counter num[2] & 1, count num[2] >> 1,
- *                        intervals thread_id & INT32_MAX, total_ns num[2]
- *                        (as unsigned), min_ns total / (intervals + 1),
- *                        max_ns total; twice when thread_id < 0
- *   dl_update, execve    tr2_session_resumed() after, 250 µs after ts_ns,
+ * Timer and counter sums arrive as records (TR2_REC_METRICS), so the
+ * session gets them from the input like everything else.  Around each
+ * decoded record the harness makes the other calls tr2-bpf's on_record()
+ * makes, with values taken from the record where tr2-bpf's come from
+ * elsewhere (the clock, BPF maps):
+ *   execve, dl_update    when num[0] != 0 (the process was stopped to attach):
+ *                        tr2_session_resumed() after, 250 µs after ts_ns,
  *                        then tr2_session_flush()
- *   dl_update            when num[0] != 0, tr2_session_lost(pid, num[0], ts_ns)
+ *   proc_gone            when num[0] != 0, tr2_session_lost(pid, num[0],
+ *                        ts_ns) first: tr2-bpf's forget_losses() marks the
+ *                        process's last lost events (BPF map lost_by_pid)
+ *                        before its proc_gone; in the real stream num[] of
+ *                        proc_gone is 0, here it is the lost count
+ * and tr2_session_writing() after every record.
  */
 #include <stdint.h>
 #include <string.h>
@@ -32,23 +35,6 @@
 #define MONO_TO_REAL_NS INT64_C(1714000000000000000)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void add_metric(struct tr2_session *s, const struct tr2_rec *h)
-{
-	struct tr2_metric_val v = { 0 };
-
-	if (!h->num[1])
-		return;
-	v.is_counter = h->num[2] & 1;
-	v.count = h->num[2] >> 1;
-	v.intervals = (uint32_t)h->thread_id & INT32_MAX;
-	v.total_ns = (uint64_t)h->num[2];
-	v.min_ns = v.total_ns / (v.intervals + 1);
-	v.max_ns = v.total_ns;
-	tr2_session_add_metric(s, h->pid, h->tid, (uint64_t)h->num[1], &v);
-	if (h->thread_id < 0)
-		tr2_session_add_metric(s, h->pid, h->tid, (uint64_t)h->num[1], &v);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -71,15 +57,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				len = word;
 		}
 		if (tr2_decode(data, len, sites, &dec, &why) == 0) {
-			if (h->kind == TR2_REC_THREAD_EXIT || h->kind == TR2_REC_ATEXIT)
-				add_metric(s, h);
+			if (h->kind == TR2_REC_PROC_GONE && h->num[0])
+				tr2_session_lost(s, h->pid, (uint64_t)h->num[0], h->ts_ns);
 			tr2_session_record(s, &dec);
-			if (h->kind == TR2_REC_EXECVE || h->kind == TR2_REC_DL_UPDATE) {
+			if ((h->kind == TR2_REC_EXECVE || h->kind == TR2_REC_DL_UPDATE) && h->num[0]) {
 				tr2_session_resumed(s, h->pid, h->ts_ns, h->ts_ns + 250000);
 				tr2_session_flush(s);
 			}
-			if (h->kind == TR2_REC_DL_UPDATE && h->num[0])
-				tr2_session_lost(s, h->pid, (uint64_t)h->num[0], h->ts_ns);
 			(void)tr2_session_writing(s);
 		} else if (!why || !why[0]) {
 			__builtin_trap();   /* tr2_decode.h: rejected with a reason */

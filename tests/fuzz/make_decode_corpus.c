@@ -2,7 +2,8 @@
  * ring-buffer records laid out as bpf/tr2_record.h says: one file per record
  * kind, then runs of records as a traced program produces them (a whole
  * process, threads with regions and metrics, children and exec, fork and
- * exec in follow mode, cut and hostile records).  `make fuzz-corpus` runs it.
+ * exec in follow mode, a parent gone before its child, cut and hostile
+ * records).  `make fuzz-corpus` runs it.
  *
  *   make_decode_corpus DIR [CRASHES_DIR]    (CRASHES_DIR: the known-bug inputs too)
  */
@@ -15,8 +16,17 @@
 
 #define PID 4242
 #define TID2 4243
+#define TID3 4244
 #define CHILD 4300
 #define T0 1000000000000ull   /* CLOCK_MONOTONIC, ns: a machine up for 1000 s */
+#define TIMER 0x401000ull     /* the ids (definition addresses) of the metrics used */
+#define COUNTER 0x402000ull
+#define TH_TIMER 0x401100ull  /* per-thread ones (th_timer, th_counter) */
+#define TH_COUNTER 0x402100ull
+#define COUNTER_B 0x403000ull /* COUNTER's names defined in a second file */
+#define DEV 0x800003ull       /* an object not known yet (struct tr2_object_key) */
+#define INO 1234567ull
+#define RESUMED 251000ull     /* after a stop: fuzz_decode resumes 250 µs after the record */
 
 static unsigned char out[1 << 20];   /* the file being built */
 static size_t outlen;
@@ -79,6 +89,31 @@ static void null_str(void)
 static void fault_str(void)
 {
 	word(TR2_STR_FAULT);
+}
+
+/* TR2_REC_METRICS: the sums follow the header as struct tr2_metric,
+ * unaligned, num[0] of them. */
+static void put_metric(const struct tr2_metric *m)
+{
+	memcpy(rec + reclen, m, sizeof(*m));
+	reclen += sizeof(*m);
+	hdr.num[0]++;
+}
+
+static void timer(unsigned long long id, unsigned long long intervals, unsigned long long total_ns,
+		  unsigned long long min_ns, unsigned long long max_ns)
+{
+	struct tr2_metric m = { .id = id, .defined = 1, .intervals = intervals, .total_ns = total_ns,
+				.min_ns = min_ns, .max_ns = max_ns };
+
+	put_metric(&m);
+}
+
+static void counter(unsigned long long id, long long count)
+{
+	struct tr2_metric m = { .id = id, .is_counter = 1, .defined = 1, .count = count };
+
+	put_metric(&m);
 }
 
 /* The kind's vector: strings counted in nvec too. */
@@ -207,19 +242,24 @@ static void one(unsigned kind, unsigned tid, unsigned long long ts)
 		begin(kind, PID, tid, 34, ts, 0, 0, 0); str(file); str("printf 7 of 9"); end(); break;
 	case TR2_REC_TIMER_START:   /* a timer's first use: its definition */
 	case TR2_REC_TIMER_STOP:    /* never sent; the decoder still takes it */
-		begin(kind, PID, tid, 35, ts, 0x401000, tid != PID, 0); str(file); str("test"); str("timer1"); end(); break;
+		begin(kind, PID, tid, 35, ts, TIMER, tid != PID, 0); str(file); str("test"); str("timer1"); end(); break;
 	case TR2_REC_COUNTER_ADD:   /* a counter's first use: its definition */
-		begin(kind, PID, tid, 37, ts, 0x402000, tid != PID, 0); str(file); str("test"); str("counter1"); end(); break;
+		begin(kind, PID, tid, 37, ts, COUNTER, tid != PID, 0); str(file); str("test"); str("counter1"); end(); break;
 	case TR2_REC_THREAD_INFO:
 		begin(kind, PID, tid, 0, ts, 1, T0, ts); hdr.thread_id = tid == PID ? 0 : 1;
 		str(tid == PID ? "tr2_allapi" : "worker"); str(tid == PID ? "tr2_allapi" : "th01:worker"); end(); break;
 	case TR2_REC_FORK:
 		begin(kind, CHILD, CHILD, 0, ts, PID, ts, 0); end(); break;
-	case TR2_REC_EXECVE:
+	case TR2_REC_EXECVE:        /* stopped: it maps an object not known yet */
 	case TR2_REC_DL_UPDATE:
-		begin(kind, PID, PID, 0, ts, 0, 0, 0); end(); break;
+		begin(kind, PID, PID, 0, ts, 1, DEV, INO); end(); break;
 	case TR2_REC_THREAD_GONE:
 		begin(kind, PID, tid, 0, ts, 0, 0, 0); end(); break;
+	case TR2_REC_METRICS:       /* the thread's sums, before its thread_exit or atexit */
+		begin(kind, PID, tid, 0, ts, 0, 0, 0);
+		timer(TIMER, 2, 3000000, 1000000, 2000000); counter(COUNTER, 5); end(); break;
+	case TR2_REC_PROC_GONE:
+		begin(kind, PID, PID, 0, ts, 0, 0, 0); end(); break;
 	}
 }
 
@@ -228,13 +268,17 @@ static const char *const kind_names[TR2_REC__COUNT] = {
 	"cmd_name", "cmd_mode", "alias", "def_param", "def_repo", "child_start", "child_exit",
 	"child_ready", "exec", "exec_result", "thread_start", "thread_exit", "region_enter",
 	"region_leave", "data", "data_json", "printf", "timer_start", "timer_stop", "counter_add",
-	"thread_info", "fork", "execve", "dl_update", "thread_gone",
+	"thread_info", "fork", "execve", "dl_update", "thread_gone", "metrics", "proc_gone",
 };
 
-/* A whole process as tr2_allapi makes it, with a second thread.  Timer and
- * counter sums live in a BPF map that tr2-bpf reads at thread_exit and
- * atexit; fuzz_decode takes them from those records' spare fields instead
- * (num[1] id, num[2] count << 1 | is_counter, thread_id intervals). */
+/* A whole process as tr2_allapi makes it, with a second thread and a third
+ * that ends without thread_exit.  Each thread's timer and counter sums come
+ * in a TR2_REC_METRICS record: before its thread_exit or atexit, which
+ * report them, or (num[1] = 1) when it ended without thread_exit, just
+ * before its thread_gone.  Besides the process-wide timer and counter,
+ * per-thread ones (th_timer, th_counter), and the counter's names defined
+ * again at another address, as when two files define the same metric.  The
+ * process's proc_gone ends the run. */
 static void whole_process(void)
 {
 	unsigned long long t = T0 + 1000;
@@ -262,11 +306,32 @@ static void whole_process(void)
 	one(TR2_REC_THREAD_START, TID2, t += 1000);
 	one(TR2_REC_REGION_ENTER, TID2, t += 1000);
 	one(TR2_REC_TIMER_START, TID2, t += 1000);
-	begin(TR2_REC_THREAD_EXIT, PID, TID2, 29, t += 1000, 0, 0x401000, 3000000 << 1);
-	hdr.thread_id = 2; str(file); end();
+	one(TR2_REC_COUNTER_ADD, TID2, t += 1000);
+	begin(TR2_REC_TIMER_START, PID, TID2, 38, t += 1000, TH_TIMER, 1, 0);
+	str(file); str("test"); str("th_timer1"); end();
+	begin(TR2_REC_COUNTER_ADD, PID, TID2, 39, t += 1000, TH_COUNTER, 1, 0);
+	str(file); str("test"); str("th_counter1"); end();
+	begin(TR2_REC_METRICS, PID, TID2, 0, t += 1000, 0, 0, 0);
+	timer(TIMER, 3, 3000000, 500000, 1500000); counter(COUNTER, 2);
+	timer(TH_TIMER, 2, 800000, 300000, 500000); counter(TH_COUNTER, 11); end();
+	one(TR2_REC_THREAD_EXIT, TID2, t += 1000);
+	one(TR2_REC_THREAD_GONE, TID2, t += 1000);
+	t += 1000;
+	begin(TR2_REC_THREAD_INFO, PID, TID3, 0, t, 1, T0, t);
+	hdr.thread_id = 2; str("worker"); str("th02:worker"); end();
+	begin(TR2_REC_COUNTER_ADD, PID, TID3, 40, t += 1000, COUNTER_B, 1, 0);
+	str("tests/progs/tr2_plugin.c"); str("test"); str("counter1"); end();
+	begin(TR2_REC_METRICS, PID, TID3, 0, t += 1000, 0, 1, 0);   /* no thread_exit */
+	counter(COUNTER_B, 7); timer(TIMER, 1, 250000, 250000, 250000); counter(TH_COUNTER, 1); end();
+	one(TR2_REC_THREAD_GONE, TID3, t += 1000);
 	one(TR2_REC_REGION_LEAVE, PID, t += 1000);
 	one(TR2_REC_EXIT, PID, t += 1000);
-	begin(TR2_REC_ATEXIT, PID, PID, 13, t += 1000, 3, 0x402000, 5 << 1 | 1); str(file); end();
+	begin(TR2_REC_METRICS, PID, PID, 0, t += 1000, 0, 0, 0);
+	timer(TIMER, 1, 4000000, 4000000, 4000000); counter(COUNTER, 5);
+	timer(TH_TIMER, 1, 100000, 100000, 100000); end();
+	one(TR2_REC_ATEXIT, PID, t += 1000);
+	one(TR2_REC_THREAD_GONE, PID, t += 1000);
+	one(TR2_REC_PROC_GONE, PID, t += 1000);
 }
 
 /* Children, exec, and a child process traced in follow mode that execs:
@@ -280,25 +345,58 @@ static void children_and_exec(void)
 	one(TR2_REC_CMD_NAME, PID, t += 1000);
 	one(TR2_REC_CHILD_START, PID, t += 1000);
 	one(TR2_REC_FORK, CHILD, t += 1000);
+	/* exec of a known program (not stopped), then its loader maps an
+	 * object not known yet (stopped: tr2-bpf attaches and resumes it) */
 	begin(TR2_REC_EXECVE, CHILD, CHILD, 0, t += 1000, 0, 0, 0); end();
-	begin(TR2_REC_DL_UPDATE, CHILD, CHILD, 0, t += 1000, 0, 0, 0); end();
-	/* fuzz_decode: a DL_UPDATE with num[0] stands for tr2-bpf's lost-events marker */
-	begin(TR2_REC_DL_UPDATE, PID, PID, 0, t += 1000, 12, 0, 0); end();
-	t += 1000;
-	begin(TR2_REC_THREAD_INFO, CHILD, CHILD, 0, t, PID, t - 3000, t - 3000);
+	begin(TR2_REC_DL_UPDATE, CHILD, CHILD, 0, t += 1000, 1, DEV, INO); end();
+	t += RESUMED;
+	begin(TR2_REC_THREAD_INFO, CHILD, CHILD, 0, t, PID, t - RESUMED - 2000, t - RESUMED - 2000);   /* forked */
 	str("git"); str("git"); end();
 	begin(TR2_REC_VERSION, CHILD, CHILD, 5, t += 1000, 0, 0, 0); str("git.c"); str("2.39.5"); end();
 	begin(TR2_REC_CMD_NAME, CHILD, CHILD, 6, t += 1000, 0, 0, 0); str("git.c"); str("rev-parse"); end();
 	begin(TR2_REC_EXIT, CHILD, CHILD, 7, t += 1000, 0, 0, 0); str("git.c"); end();
 	begin(TR2_REC_ATEXIT, CHILD, CHILD, 8, t += 1000, 0, 0, 0); str("git.c"); end();
+	begin(TR2_REC_THREAD_GONE, CHILD, CHILD, 0, t += 1000, 0, 0, 0); end();
+	/* fuzz_decode: a PROC_GONE with num[0] has tr2-bpf's lost-events marker first */
+	begin(TR2_REC_PROC_GONE, CHILD, CHILD, 0, t += 1000, 12, 0, 0); end();
 	one(TR2_REC_CHILD_READY, PID, t += 1000);
 	one(TR2_REC_CHILD_EXIT, PID, t += 1000);
 	one(TR2_REC_EXEC, PID, t += 1000);
 	one(TR2_REC_EXEC_RESULT, PID, t += 1000);
 	one(TR2_REC_EXECVE, PID, t += 1000);
+	t += RESUMED;
 	one(TR2_REC_VERSION, PID, t += 1000);
 	one(TR2_REC_START, PID, t += 1000);
 	one(TR2_REC_SIGNAL, PID, t += 1000);
+	one(TR2_REC_PROC_GONE, PID, t += 1000);
+}
+
+/* Follow mode, the parent gone first: the session keeps the parent (its
+ * sid, its cmd_name hierarchy) while the child it forked still refers to
+ * it, and frees both at the child's proc_gone. */
+static void parent_gone_first(void)
+{
+	unsigned long long t = T0 + 1000;
+
+	one(TR2_REC_THREAD_INFO, PID, T0);
+	one(TR2_REC_VERSION, PID, t += 1000);
+	one(TR2_REC_CMD_NAME, PID, t += 1000);
+	one(TR2_REC_FORK, CHILD, t += 1000);
+	one(TR2_REC_EXIT, PID, t += 1000);
+	one(TR2_REC_ATEXIT, PID, t += 1000);
+	one(TR2_REC_PROC_GONE, PID, t += 1000);
+	begin(TR2_REC_EXECVE, CHILD, CHILD, 0, t += 1000, 1, DEV, INO); end();
+	t += RESUMED;
+	begin(TR2_REC_THREAD_INFO, CHILD, CHILD, 0, t, PID, t - RESUMED - 4000, t - RESUMED - 4000);   /* forked */
+	str("git"); str("git"); end();
+	begin(TR2_REC_VERSION, CHILD, CHILD, 5, t += 1000, 0, 0, 0); str("git.c"); str("2.39.5"); end();
+	begin(TR2_REC_CMD_NAME, CHILD, CHILD, 6, t += 1000, 0, 0, 0); str("git.c"); str("gc"); end();
+	begin(TR2_REC_COUNTER_ADD, CHILD, CHILD, 37, t += 1000, COUNTER, 0, 0);
+	str("git.c"); str("gc"); str("objects"); end();
+	begin(TR2_REC_METRICS, CHILD, CHILD, 0, t += 1000, 0, 0, 0); counter(COUNTER, 42); end();
+	begin(TR2_REC_ATEXIT, CHILD, CHILD, 8, t += 1000, 0, 0, 0); str("git.c"); end();
+	begin(TR2_REC_THREAD_GONE, CHILD, CHILD, 0, t += 1000, 0, 0, 0); end();
+	begin(TR2_REC_PROC_GONE, CHILD, CHILD, 0, t += 1000, 0, 0, 0); end();
 }
 
 /* Records the eBPF side makes of hostile programs: cut records, NULL and
@@ -382,18 +480,20 @@ static void crashes(void)
 	save("perf-depth-oom");
 
 	/* Counter sums of three threads that overflow int64_t when added up
-	 * into the process total (close_thread_metrics: m->count += tm->count),
-	 * where git's tr2_ctr.c sums in uint64_t.  The sums ride on the
-	 * thread_exit records (fuzz_decode.c: num[1] id, num[2] count << 1 | 1). */
+	 * into the process total (merge_thread_metrics: m->count += tm->count),
+	 * where git's tr2_ctr.c sums in uint64_t.  Each thread's sum comes in a
+	 * TR2_REC_METRICS record before its thread_exit. */
 	one(TR2_REC_THREAD_INFO, PID, T0);
-	begin(TR2_REC_COUNTER_ADD, PID, PID, 37, T0 + 1000, 0x402000, 0, 0); str(file); str("c"); str("n"); end();
+	begin(TR2_REC_COUNTER_ADD, PID, PID, 37, T0 + 1000, COUNTER, 0, 0); str(file); str("c"); str("n"); end();
 	for (unsigned i = 1; i <= 3; i++) {
-		begin(TR2_REC_THREAD_START, PID, PID + i, 28, T0 + 2000 * i, 0, 0, 0);
+		begin(TR2_REC_THREAD_START, PID, PID + i, 28, T0 + 3000 * i, 0, 0, 0);
 		hdr.thread_id = (int)i; str(file); str("w"); end();
-		begin(TR2_REC_THREAD_EXIT, PID, PID + i, 29, T0 + 2000 * i + 1000, 0, 0x402000,
-		      (long long)((1ull << 63) | 1));
+		begin(TR2_REC_METRICS, PID, PID + i, 0, T0 + 3000 * i + 1000, 0, 0, 0);
+		counter(COUNTER, (long long)(~0ull >> 1)); end();
+		begin(TR2_REC_THREAD_EXIT, PID, PID + i, 29, T0 + 3000 * i + 2000, 0, 0, 0);
 		str(file); end();
 	}
+	one(TR2_REC_ATEXIT, PID, T0 + 20000);
 	save("session-counter-overflow");
 }
 
@@ -430,5 +530,7 @@ int main(int argc, char **argv)
 	save("run-hostile");
 	interned();
 	save("run-interned");
+	parent_gone_first();
+	save("run-parent-gone");
 	return 0;
 }

@@ -262,6 +262,177 @@ static void interned_strings_come_back(void **state)
 	expect_reject(&b, finish(&b), "record has interned strings that are not its call site's");
 }
 
+/* A TR2_REC_METRICS record: the header, then num[0] struct tr2_metric,
+ * unaligned (the header's size need not be a multiple of 8). */
+static size_t metrics_record(struct builder *b, const struct tr2_metric *m, unsigned n)
+{
+	start(b, TR2_REC_METRICS);
+	b->hdr.line = 0;
+	b->hdr.num[0] = n;
+	memcpy(b->buf + b->len, m, n * sizeof(*m));
+	b->len += n * sizeof(*m);
+	return finish(b);
+}
+
+static const struct tr2_metric two_sums[2] = {
+	{ .id = 0x401000, .recursion = 1, .defined = 1, .start_ns = 99, .intervals = 3,
+	  .total_ns = 3000000, .min_ns = 500000, .max_ns = 1500000 },
+	{ .id = 0x402000, .is_counter = 1, .defined = 1, .count = -7 },
+};
+
+static void metrics_decode(void **state)
+{
+	struct builder b;
+	const char *why = NULL;
+	size_t n = metrics_record(&b, two_sums, 2);
+
+	assert_int_equal(n, sizeof(struct tr2_rec) + 2 * sizeof(struct tr2_metric));
+	assert_int_equal(tr2_decode(b.buf, n, sites, &dec, &why), 0);
+	assert_int_equal(dec.hdr.kind, TR2_REC_METRICS);
+	assert_int_equal(dec.hdr.num[1], 0);
+	assert_int_equal(dec.nstr, 0);
+	assert_null(dec.vec[0]);
+	assert_int_equal(dec.nmetrics, 2);
+	assert_int_equal(dec.metrics[0].id, 0x401000);
+	assert_int_equal(dec.metrics[0].is_counter, 0);
+	assert_int_equal(dec.metrics[0].defined, 1);
+	assert_int_equal(dec.metrics[0].recursion, 1);
+	assert_int_equal(dec.metrics[0].start_ns, 99);
+	assert_int_equal(dec.metrics[0].intervals, 3);
+	assert_int_equal(dec.metrics[0].total_ns, 3000000);
+	assert_int_equal(dec.metrics[0].min_ns, 500000);
+	assert_int_equal(dec.metrics[0].max_ns, 1500000);
+	assert_int_equal(dec.metrics[0].count, 0);
+	assert_int_equal(dec.metrics[1].id, 0x402000);
+	assert_int_equal(dec.metrics[1].is_counter, 1);
+	assert_int_equal(dec.metrics[1].intervals, 0);
+	assert_int_equal(dec.metrics[1].total_ns, 0);
+	assert_true(dec.metrics[1].count == -7);
+	assert_memory_equal(dec.metrics, two_sums, sizeof(two_sums));
+
+	/* A thread that ended without thread_exit: num[1] = 1 comes through. */
+	metrics_record(&b, two_sums, 1);
+	b.hdr.num[1] = 1;
+	n = finish(&b);
+	assert_int_equal(tr2_decode(b.buf, n, sites, &dec, &why), 0);
+	assert_int_equal(dec.hdr.num[1], 1);
+	assert_int_equal(dec.nmetrics, 1);
+	assert_memory_equal(&dec.metrics[0], &two_sums[0], sizeof(two_sums[0]));
+
+	/* Another kind after it: no sums left over. */
+	start(&b, TR2_REC_THREAD_GONE);
+	assert_int_equal(tr2_decode(b.buf, finish(&b), sites, &dec, &why), 0);
+	assert_int_equal(dec.nmetrics, 0);
+}
+
+static void bad_metrics_are_rejected(void **state)
+{
+	static const char reason[] = "timer and counter sums of the wrong size";
+	struct tr2_metric many[TR2_THREAD_METRICS + 1];
+	struct builder b;
+	const char *why = NULL;
+	size_t n;
+
+	memset(many, 0, sizeof(many));
+	for (unsigned i = 0; i <= TR2_THREAD_METRICS; i++)
+		many[i].id = 0x401000 + i;
+
+	/* num[0] = 0: none, though the thread ended. */
+	expect_reject(&b, metrics_record(&b, two_sums, 0), reason);
+
+	/* num[0] = 17: more than a thread has slots, the bytes there. */
+	expect_reject(&b, metrics_record(&b, many, TR2_THREAD_METRICS + 1), reason);
+
+	/* num[0] = 16 is the most. */
+	n = metrics_record(&b, many, TR2_THREAD_METRICS);
+	assert_int_equal(tr2_decode(b.buf, n, sites, &dec, &why), 0);
+	assert_int_equal(dec.nmetrics, TR2_THREAD_METRICS);
+	assert_int_equal(dec.metrics[TR2_THREAD_METRICS - 1].id, 0x401000 + TR2_THREAD_METRICS - 1);
+
+	/* num[0] negative, or far out of range. */
+	metrics_record(&b, two_sums, 2);
+	b.hdr.num[0] = -1;
+	expect_reject(&b, finish(&b), reason);
+	metrics_record(&b, two_sums, 2);
+	b.hdr.num[0] = INT64_MAX;
+	expect_reject(&b, finish(&b), reason);
+
+	/* One byte short, one byte over, for num[0] = 2 (the size word agrees). */
+	metrics_record(&b, two_sums, 2);
+	b.len--;
+	expect_reject(&b, finish(&b), reason);
+	metrics_record(&b, two_sums, 2);
+	b.buf[b.len++] = 0;
+	expect_reject(&b, finish(&b), reason);
+
+	/* Sums for 1 in a record that claims 2. */
+	metrics_record(&b, two_sums, 1);
+	b.hdr.num[0] = 2;
+	expect_reject(&b, finish(&b), reason);
+
+	/* A header's size that disagrees with the bytes is caught first. */
+	n = metrics_record(&b, two_sums, 2);
+	expect_reject(&b, n - 1, "record size does not match its header");
+
+	/* The kind has no strings. */
+	metrics_record(&b, two_sums, 2);
+	put(&b, "f.c");
+	expect_reject(&b, finish(&b), "record has the wrong number of strings for its kind");
+}
+
+static void proc_gone_decodes(void **state)
+{
+	struct builder b;
+	const char *why = NULL;
+
+	start(&b, TR2_REC_PROC_GONE);
+	b.hdr.tid = b.hdr.pid;
+	assert_int_equal(tr2_decode(b.buf, finish(&b), sites, &dec, &why), 0);
+	assert_int_equal(dec.hdr.kind, TR2_REC_PROC_GONE);
+	assert_int_equal(dec.hdr.pid, 100);
+	assert_int_equal(dec.hdr.tid, 100);
+	assert_int_equal(dec.hdr.ts_ns, 123456789);
+	assert_int_equal(dec.nstr, 0);
+	assert_int_equal(dec.nmetrics, 0);
+
+	/* No strings, no trailing bytes. */
+	start(&b, TR2_REC_PROC_GONE);
+	put(&b, "x");
+	expect_reject(&b, finish(&b), "record has the wrong number of strings for its kind");
+	start(&b, TR2_REC_PROC_GONE);
+	b.buf[b.len++] = 0;
+	expect_reject(&b, finish(&b), "bytes left over after the record's strings");
+}
+
+/* EXECVE and DL_UPDATE: num[0] stopped, num[1], num[2] the unknown
+ * object's dev and inode, carried through as they are. */
+static void execve_carries_object(void **state)
+{
+	static const unsigned kinds[] = { TR2_REC_EXECVE, TR2_REC_DL_UPDATE };
+	struct builder b;
+	const char *why = NULL;
+
+	for (unsigned i = 0; i < 2; i++) {
+		start(&b, kinds[i]);
+		b.hdr.num[0] = 1;
+		b.hdr.num[1] = (int64_t)(8u << 20 | 3);
+		b.hdr.num[2] = (int64_t)0xfedcba9876543210ull;
+		assert_int_equal(tr2_decode(b.buf, finish(&b), sites, &dec, &why), 0);
+		assert_int_equal(dec.hdr.kind, kinds[i]);
+		assert_int_equal(dec.hdr.num[0], 1);
+		assert_int_equal(dec.hdr.num[1], 8u << 20 | 3);
+		assert_true((uint64_t)dec.hdr.num[2] == 0xfedcba9876543210ull);
+		assert_int_equal(dec.nstr, 0);
+		assert_int_equal(dec.nmetrics, 0);
+	}
+	/* Not stopped: all zero. */
+	start(&b, TR2_REC_EXECVE);
+	assert_int_equal(tr2_decode(b.buf, finish(&b), sites, &dec, &why), 0);
+	assert_int_equal(dec.hdr.num[0], 0);
+	assert_int_equal(dec.hdr.num[1], 0);
+	assert_int_equal(dec.hdr.num[2], 0);
+}
+
 static int setup(void **state)
 {
 	sites = tr2_sites_new();
@@ -282,6 +453,10 @@ int main(void)
 		cmocka_unit_test(cut_record_fills_missing_strings),
 		cmocka_unit_test(bad_records_are_rejected),
 		cmocka_unit_test(interned_strings_come_back),
+		cmocka_unit_test(metrics_decode),
+		cmocka_unit_test(bad_metrics_are_rejected),
+		cmocka_unit_test(proc_gone_decodes),
+		cmocka_unit_test(execve_carries_object),
 	};
 
 	return cmocka_run_group_tests_name("decode", tests, setup, teardown);

@@ -36,3 +36,19 @@ ALL += $(TEST_PROGS_DIR)/tr2_stress
 $(TEST_PROGS_DIR)/tr2_stress: tests/progs/tr2_stress.c $(BUILD)/libtr2.a usdt/trace2.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
+
+# tr2_shapes: process trees, dlopen/dlclose cycles, thread churn, many
+# timers (tests/e2e/shapes.sh, bench/run.sh's workload shapes), with the
+# plugin it dlopens.  Dynamic libtr2.so, as an installed program would be.
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_shapes $(TEST_PROGS_DIR)/libtr2_plugin.so
+ALL += $(TEST_PROGS_DIR)/tr2_shapes $(TEST_PROGS_DIR)/libtr2_plugin.so
+
+$(TEST_PROGS_DIR)/libtr2_plugin.so: tests/progs/tr2_plugin.c $(BUILD)/libtr2.so usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $< \
+		-L$(BUILD) -ltr2 -Wl,-rpath,'$$ORIGIN/../..'
+
+$(TEST_PROGS_DIR)/tr2_shapes: tests/progs/tr2_shapes.c $(BUILD)/libtr2.so usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< -L$(BUILD) -ltr2 -ldl \
+		-Wl,-rpath,'$$ORIGIN/../..'
