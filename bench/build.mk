@@ -37,5 +37,6 @@ $(BENCH_DIR)/bpf-attach: bench/bpf_attach.c $(BUILD)/loader/tr2_attach.o loader/
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/loader/tr2_attach.o -lbpf -lelf -lz
 
-bench: $(BUILD)/tr2-bpf $(BUILD)/tr2-fmt $(BENCH_PROGS)
+bench: $(BUILD)/tr2-bpf $(BUILD)/tr2-fmt $(BENCH_PROGS) $(TEST_PROGS_DIR)/tr2_shapes \
+       $(TEST_PROGS_DIR)/libtr2_plugin.so
 	bench/run.sh $(BUILD) BENCHMARKS.md

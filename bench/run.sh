@@ -163,7 +163,7 @@ run_cfg() {
 	case $base in
 	empty*) T taskset -c $TCPU "$ATT" "$BIN/empty.bpf.o" -- "$B" -S -c $PCPU $spin $kind $n ;;
 	proto-*) T taskset -c $TCPU "$ATT" "$BIN/$base.bpf.o" -- "$B" -S -c $PCPU $spin $kind $n ;;
-	tr2bpf*) T taskset -c $TCPU "$TR2BPF" --perf="$TMP/out" -- "$B" -c $PCPU $spin $kind $n ;;
+	tr2bpf*) T taskset -c $TCPU "$TR2BPF" --probe-nop=5 --perf="$TMP/out" -- "$B" -c $PCPU $spin $kind $n ;;
 	write) taskset -c $PCPU "$B" -o "$TMP/out" write $n ;;
 	lttng) lttng_run $n ;;
 	esac 2>"$TMP/$name.err" | grep "^$kind " || true
@@ -242,7 +242,7 @@ bpf_stat() {
 	sysctl -qw kernel.bpf_stats_enabled=0
 	echo "${v:-?}"
 }
-STAT_TR2=$(bpf_stat T taskset -c $TCPU "$TR2BPF" --perf=/dev/null -- "$B" -c $PCPU region 3s)
+STAT_TR2=$(bpf_stat T taskset -c $TCPU "$TR2BPF" --probe-nop=5 --perf=/dev/null -- "$B" -c $PCPU region 3s)
 STAT_EMPTY=$(bpf_stat T taskset -c $TCPU "$ATT" "$BIN/empty.bpf.o" -- "$B" -S -c $PCPU region 3s)
 STAT_ARGS=$(bpf_stat T taskset -c $TCPU "$ATT" "$BIN/proto-args.bpf.o" -- "$B" -S -c $PCPU region 3s)
 STAT_HDR=$(bpf_stat T taskset -c $TCPU "$ATT" "$BIN/proto-hdr-lazy.bpf.o" -- "$B" -S -c $PCPU region 3s)
@@ -258,7 +258,7 @@ check() { [ -z "${bad[$1]:-}" ] && echo "yes" || echo "**no**:${bad[$1]}"; }
 # ---------------------------------------------------------------------------
 say "3/6 throughput: one producer for 5 s, then two producers into a 64K ring"
 rm -f "$TMP/tp.perf"
-/usr/bin/time -v -o "$TMP/time.txt" timeout -k 5 60 taskset -c $TCPU "$TR2BPF" -v --perf="$TMP/tp.perf" -- \
+/usr/bin/time -v -o "$TMP/time.txt" timeout -k 5 60 taskset -c $TCPU "$TR2BPF" --probe-nop=5 -v --perf="$TMP/tp.perf" -- \
 	"$B" -c $PCPU region 5s >"$TMP/tp.out" 2>"$TMP/tp.err" &
 TIMEPID=$!
 # While it runs: the BPF memory tr2-bpf holds, map by map, from its fds.
@@ -287,7 +287,7 @@ RSS_KB=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$TMP/time.txt")
 say "  produced $TP_PRODUCED in $TP_SECS s, written $TP_N, lost $TP_M, lines $TP_LINES"
 
 rm -f "$TMP/tp2.perf"
-T "$TR2BPF" --ring-buffer=64K --perf="$TMP/tp2.perf" -- "$B" -t 2 region 2s >"$TMP/tp2.out" 2>"$TMP/tp2.err" || true
+T "$TR2BPF" --probe-nop=5 --ring-buffer=64K --perf="$TMP/tp2.perf" -- "$B" -t 2 region 2s >"$TMP/tp2.out" 2>"$TMP/tp2.err" || true
 TP2_LINE=$(grep '^region ' "$TMP/tp2.out" || true)
 TP2_PRODUCED=$(field events "$TP2_LINE")
 TP2_SECS=$(calc %.3f "$(field ns "$TP2_LINE") / 1e9")
@@ -299,7 +299,7 @@ say "  two producers: produced $TP2_PRODUCED, written $TP2_N, lost $TP2_M, lines
 
 # ---------------------------------------------------------------------------
 say "4/6 profile: perf record of tr2-bpf under a 3 s load"
-timeout -k 5 60 taskset -c $TCPU "$TR2BPF" --perf="$TMP/prof.perf" -- "$B" -c $PCPU region 3s >/dev/null 2>&1 &
+timeout -k 5 60 taskset -c $TCPU "$TR2BPF" --probe-nop=5 --perf="$TMP/prof.perf" -- "$B" -c $PCPU region 3s >/dev/null 2>&1 &
 PROFPID=$!
 sleep 0.5
 perf record -q -F 1999 -o "$TMP/perf.data" -p "$(pgrep -P $PROFPID -x tr2-bpf)" -- sleep 2 >/dev/null 2>&1 || true
@@ -314,7 +314,7 @@ say "5/6 tr2-fmt: $FMT_LINES EVENT lines from tr2-bpf --event"
 # A git-like mix of region and data lines: 5 lines per iteration (the EVENT
 # target drops the sixth call, a datum at nesting 3, as git does), through a
 # ring large enough that nothing is lost.
-T taskset -c $TCPU "$TR2BPF" --ring-buffer=512M --event="$TMP/gen.json" -- \
+T taskset -c $TCPU "$TR2BPF" --probe-nop=5 --ring-buffer=512M --event="$TMP/gen.json" -- \
 	"$B" -c $PCPU mix $((FMT_LINES / 5 + 1000)) >/dev/null 2>"$TMP/gen.err" || true
 head -n $FMT_LINES "$TMP/gen.json" >"$TMP/events.json"
 rm -f "$TMP/gen.json"
@@ -425,7 +425,9 @@ builds the arguments and holds the probe; the USDT note is in the file, never lo
 
 ## 2. Attached: what each event costs the program
 
-Full speed: the loop as fast as it goes, $EV events per run.
+Full speed: the loop as fast as it goes, $EV events per run. tr2-bpf runs with
+\`--probe-nop=5\` here, the choice its default makes for a process it attaches to with \`-p\`
+(\`-- CMD\` takes the 1-byte nop by default: section 7 says why).
 
 | tracer | probe site | ns per event | range | events lost (median) |
 | --- | --- | ---: | --- | --- |
@@ -571,4 +573,7 @@ $(cat "$TMP/profile.user")
 \`\`\`
 EOF
 } >"$OUT"
+# Section 7, workload shapes: TR2_BEFORE=PATH adds a tr2-bpf to compare with.
+say "and section 7, workload shapes (bench/shapes.sh)"
+"$(dirname "$0")/shapes.sh" "$BUILD" "${TR2_BEFORE:-}" >>"$OUT"
 say "done: $OUT"

@@ -65,13 +65,21 @@ static const char usage[] =
 "                         suffixes allowed; default 4M)\n"
 "      --probe-nop=auto|1|5\n"
 "                         where the uprobe goes on a probe site, which is a\n"
-"                         1-byte nop then a 5-byte nop: auto (default) takes the\n"
-"                         5-byte nop where the kernel turns a uprobe on it into\n"
-"                         a call (Linux 6.18+), else the 1-byte nop\n"
+"                         1-byte nop then a 5-byte nop.  On the 5-byte nop\n"
+"                         the kernel (Linux 6.18+) turns the uprobe into a\n"
+"                         call, half the cost of a hit, but only after a first\n"
+"                         hit in each new mapping of the object that costs\n"
+"                         far more (it syncs every CPU).  auto (default): the\n"
+"                         5-byte nop for the objects that -p PID maps when\n"
+"                         tr2-bpf attaches, the 1-byte nop for objects mapped\n"
+"                         later and for -- CMD, whose children and dlopens map\n"
+"                         objects anew all the time; 1 or 5: that nop always\n"
 "  -v, --verbose          show libbpf's messages and why a record was dropped;\n"
-"                         before the summary, tr2-bpf's own CPU time and how\n"
+"                         before the summary, tr2-bpf's own CPU time, how\n"
 "                         many records named their call site's literal\n"
-"                         strings by number instead of carrying them\n"
+"                         strings by number instead of carrying them, how\n"
+"                         often processes were held stopped to attach to a\n"
+"                         new object, and what tr2-bpf keeps at the end\n"
 "  -h, --help             show this text\n"
 "\n"
 "On stderr, after a trace, the last line is the summary\n"
@@ -504,11 +512,15 @@ int main(int argc, char **argv)
 				     host);
 	tr.sites = tr2_sites_new();
 	tr.attach = tr2_attach_new(tr.skel->obj, tr.follow ? -1 : pid, multi);
-	if (probe_nop >= 0)
-		tr2_attach_set_nop5(tr.attach, probe_nop);
+	/* auto: the 5-byte nop (where the kernel optimizes it) only for what
+	 * -p's target maps now; see --help. */
+	if (probe_nop >= 0 || !pid)
+		tr2_attach_set_nop5(tr.attach, probe_nop > 0);
 	if (verbose)
-		fprintf(stderr, "tr2-bpf: uprobes on the %s nop of each probe site, %s\n",
+		fprintf(stderr, "tr2-bpf: uprobes on the %s nop of each probe site%s, %s\n",
 			tr2_attach_uses_nop5(tr.attach) ? "5-byte" : "1-byte",
+			tr2_attach_uses_nop5(tr.attach) && probe_nop < 0 ?
+				" (1-byte for objects mapped after the attach)" : "",
 			multi ? "one uprobe-multi link per object and probe" : "one perf uprobe per site");
 	rb = tr2_ring_new(bpf_map__fd(tr.skel->maps.events), on_record, &tr);
 	if (!rb)
@@ -532,6 +544,8 @@ int main(int argc, char **argv)
 			fail("%s", err);
 		if (n == 0)
 			fail("no trace2 probes in process %d (its executable and shared objects)", (int)pid);
+		if (probe_nop < 0)
+			tr2_attach_set_nop5(tr.attach, 0);
 		/* A target that has just exited is not worth a warning: the
 		 * summary follows at once. */
 		if (ld_so && tr2_attach_dl_hook(tr.attach, tr.skel->progs.dl_update, ld_so, err, sizeof(err)) &&
