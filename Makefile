@@ -3,12 +3,20 @@
 #   make                  build everything into build/
 #   make test             unit tests, tr2-fmt tests against git, end-to-end tests (BPF ones need root)
 #   make bench            benchmarks (never part of make test)
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (DESTDIR=/stage to stage it; BINDIR, LIBDIR,
+#                                     INCLUDEDIR, MANDIR to place the parts)
+#   make uninstall PREFIX=/usr/local  removes what install put there
+#   make deb              build/deb/*.deb (debian/, dpkg-buildpackage)
 #
 # Each directory contributes a fragment (DIR/build.mk) that appends to ALL
-# and TESTS and adds its install-* rule as a prerequisite of `install`.
+# and TESTS, adds its install-* rule as a prerequisite of `install` and
+# appends the paths it installs (without DESTDIR) to INSTALLED.
 
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
 BUILD  := build
 CC     ?= gcc
 CLANG  ?= clang
@@ -21,9 +29,9 @@ LDFLAGS += $(SAN_FLAGS)
 
 ALL :=
 TESTS :=
+INSTALLED :=
 
-.PHONY: all test bench install clean
-install:
+.PHONY: all test bench install uninstall clean
 .DEFAULT_GOAL := all
 
 include usdt/build.mk
@@ -35,6 +43,17 @@ include examples/build.mk
 include tests/build.mk
 
 all: $(ALL)
+
+# After the fragments' install-* rules: a library installed into a directory
+# of the dynamic loader's path is not found until its cache is refreshed, as
+# libtool and Debian's packaging do; not for a DESTDIR staging or a private
+# prefix (README: LD_LIBRARY_PATH or an rpath there).
+install:
+	@$(if $(DESTDIR),:,scripts/ldconfig-refresh.sh "$(LIBDIR)")
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	@$(if $(DESTDIR),:,scripts/ldconfig-refresh.sh "$(LIBDIR)")
 
 # Runs every suite, even after a failure, and fails at the end if any did.
 test: all
