@@ -40,6 +40,7 @@ include formatter/tr2fmt.mk
 include bpf/build.mk
 include loader/build.mk
 include examples/build.mk
+include man/build.mk
 include tests/build.mk
 
 all: $(ALL)
