@@ -52,8 +52,12 @@ all: $(ALL)
 install:
 	@$(if $(DESTDIR),:,scripts/ldconfig-refresh.sh "$(LIBDIR)")
 
+# Then the directories of INSTALLED that install may have created and that
+# are empty now (never BINDIR or LIBDIR themselves).
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	@for d in $(addprefix $(DESTDIR),$(LIBDIR)/pkgconfig $(MANDIR)/man1 $(MANDIR)/man3); do \
+		if [ -d "$$d" ]; then rmdir --ignore-fail-on-non-empty "$$d"; fi; done
 	@$(if $(DESTDIR),:,scripts/ldconfig-refresh.sh "$(LIBDIR)")
 
 # Runs every suite, even after a failure, and fails at the end if any did.
