@@ -70,5 +70,20 @@ $(BUILD):
 
 clean:
 	rm -rf $(BUILD)
+
+# The Debian packages tr2, libtr2-0 and libtr2-dev (debian/), built by
+# dpkg-buildpackage in a copy of the source tree under $(DEB_BUILD), where
+# the .deb files land (dpkg-buildpackage writes into the parent directory).
+DEB_BUILD := $(BUILD)/deb
+.PHONY: deb
+deb:
+	rm -rf $(DEB_BUILD) && mkdir -p $(DEB_BUILD)/tr2-$(TR2_VERSION)
+	tar -c --exclude-vcs --exclude='./build*' . | tar -x -C $(DEB_BUILD)/tr2-$(TR2_VERSION)
+	cd $(DEB_BUILD)/tr2-$(TR2_VERSION) && dpkg-buildpackage -b -us -uc
+	@ls $(DEB_BUILD)/*.deb
+
 include bench/build.mk
 include tests/fuzz/build.mk
+# Last, so that test-deb is the last suite of make test: it installs the
+# packages system-wide and purges them again, even when it fails.
+include tests/deb/build.mk
