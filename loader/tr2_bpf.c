@@ -526,9 +526,10 @@ int main(int argc, char **argv)
 				_exit(127);
 			execvp(argv[optind], argv + optind);
 			/* tr2-bpf says so, once CMD's status is known (see the summary) */
-			if (write(exec_err[1], &errno, sizeof(errno)) != sizeof(errno))
-				fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", argv[optind], strerror(errno));
-			_exit(127);
+			int e = errno;
+			if (write(exec_err[1], &e, sizeof(e)) != sizeof(e))
+				fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", argv[optind], strerror(e));
+			_exit(e == ENOENT ? 127 : 126);   /* as timeout(1), env(1) */
 		}
 		close(go[0]);
 		close(exec_err[1]);

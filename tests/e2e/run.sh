@@ -196,6 +196,11 @@ $BPF -- /nonexistent/program > /dev/null 2> "$T/err"
 expect_eq "missing CMD: status 127" 127 $?
 expect_eq "missing CMD: message, then the summary" "tr2-bpf: cannot run '/nonexistent/program': No such file or directory
 tr2-bpf: 0 events, 0 lost" "$(cat "$T/err")"
+touch "$T/notexec"
+$BPF -- "$T/notexec" > /dev/null 2> "$T/err"
+expect_eq "CMD not executable: status 126" 126 $?
+expect_eq "CMD not executable: message, then the summary" "tr2-bpf: cannot run '$T/notexec': Permission denied
+tr2-bpf: 0 events, 0 lost" "$(cat "$T/err")"
 $BPF -- sh -c 'exit 7' > /dev/null 2> "$T/err"
 expect_eq "CMD without probes: its status" 7 $?
 expect_eq "CMD without probes: says so, then the summary" "tr2-bpf: no trace2 probes in 'sh' or any process it started
