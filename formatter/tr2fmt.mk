@@ -24,7 +24,8 @@ test-fmt: $(BUILD)/tr2-fmt
 TESTS += test-fmt
 
 install: install-tr2-fmt
+INSTALLED += $(BINDIR)/tr2-fmt
 install-tr2-fmt: $(BUILD)/tr2-fmt
-	install -D -m 755 $< $(DESTDIR)$(PREFIX)/bin/tr2-fmt
+	install -D -m 755 $< $(DESTDIR)$(BINDIR)/tr2-fmt
 
 .PHONY: test-fmt install-tr2-fmt

@@ -13,6 +13,7 @@ $(BUILD)/tr2-bpf: $(LOADER_OBJS) $(BUILD)/libtr2fmt.a
 ALL += $(BUILD)/tr2-bpf
 
 install: install-tr2-bpf
+INSTALLED += $(BINDIR)/tr2-bpf
 install-tr2-bpf: $(BUILD)/tr2-bpf
-	install -D -m 755 $< $(DESTDIR)$(PREFIX)/bin/tr2-bpf
+	install -D -m 755 $< $(DESTDIR)$(BINDIR)/tr2-bpf
 .PHONY: install-tr2-bpf

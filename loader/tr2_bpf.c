@@ -403,6 +403,8 @@ int main(int argc, char **argv)
 	char err[512], host[16];
 	struct timespec real, mono;
 	int go[2] = { -1, -1 };
+	int exec_err[2] = { -1, -1 };  /* -- CMD: the child's errno when CMD cannot be run */
+	int probed = 0;                /* objects with probes were attached: set before detaching */
 	char *ld_so = NULL;
 
 	opterr = 0;   /* one line of our own instead of getopt's two */
@@ -562,7 +564,7 @@ int main(int argc, char **argv)
 			fail("cannot find the dynamic loader");
 		if (tr2_attach_dl_hook(tr.attach, tr.skel->progs.dl_update, ld_so, err, sizeof(err)))
 			fail("%s", err);
-		if (pipe2(go, O_CLOEXEC))
+		if (pipe2(go, O_CLOEXEC) || pipe2(exec_err, O_CLOEXEC | O_NONBLOCK))
 			fail("pipe: %s", strerror(errno));
 		child = fork();
 		if (child < 0)
@@ -571,16 +573,21 @@ int main(int argc, char **argv)
 			char c;
 
 			close(go[1]);
+			close(exec_err[0]);
 			signal(SIGINT, SIG_DFL);
 			signal(SIGTERM, SIG_DFL);
 			signal(SIGPIPE, SIG_DFL);
 			if (read(go[0], &c, 1) != 1)
 				_exit(127);
 			execvp(argv[optind], argv + optind);
-			fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", argv[optind], strerror(errno));
-			_exit(127);
+			/* tr2-bpf says so, once CMD's status is known (see the summary) */
+			int e = errno;
+			if (write(exec_err[1], &e, sizeof(e)) != sizeof(e))
+				fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", argv[optind], strerror(e));
+			_exit(e == ENOENT ? 127 : 126);   /* as timeout(1), env(1) */
 		}
 		close(go[0]);
+		close(exec_err[1]);
 		cmd_pid = child;
 		if (bpf_map_update_elem(bpf_map__fd(tr.skel->maps.traced), &child, &one, BPF_ANY))
 			fail("failed to add process %d to the traced set: %s", (int)child, strerror(errno));
@@ -632,6 +639,7 @@ int main(int argc, char **argv)
 	}
 	/* Detach first, so that no process can stop itself any more, then
 	 * drain: the last records may ask for a SIGCONT. */
+	probed = tr2_attach_objects(tr.attach) > 0;
 	tr2_attach_free(tr.attach);
 	tr.attach = NULL;
 	tr2_bpf__detach(tr.skel);
@@ -672,6 +680,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tr2-bpf: its own CPU time: %ld.%02ld s user, %ld.%02ld s system\n",
 			(long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec / 10000,
 			(long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec / 10000);
+	}
+	if (exec_err[0] >= 0) {
+		/* -- CMD: say why there was nothing to trace, the summary still last */
+		int e;
+
+		if (read(exec_err[0], &e, sizeof(e)) == sizeof(e))
+			fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", argv[optind], strerror(e));
+		else if (!probed && !tr2_session_events(tr.session))
+			fprintf(stderr, "tr2-bpf: no trace2 probes in '%s' or any process it started\n",
+				argv[optind]);
+		close(exec_err[0]);
 	}
 	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
 		(unsigned long long)tr2_session_events(tr.session),

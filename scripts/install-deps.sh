@@ -3,7 +3,8 @@
 # With --bench, also what `make bench` compares against (bpftrace, LTTng-UST, perf).
 set -eu
 pkgs="make gcc g++ clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libssl-dev \
-libsimdjson-dev libcmocka-dev systemtap-sdt-dev libclang-rt-14-dev python3 git"
+libsimdjson-dev libcmocka-dev systemtap-sdt-dev libclang-rt-14-dev python3 git \
+man-db mandoc dpkg-dev debhelper lintian"
 if [ "${1:-}" = "--bench" ]; then
 	pkgs="$pkgs bpftrace liblttng-ust-dev lttng-tools linux-perf valgrind"
 fi

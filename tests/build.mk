@@ -22,3 +22,10 @@ test-reliability: all ; tests/e2e/reliability.sh
 test-shapes: all ; tests/e2e/shapes.sh
 
 TESTS += test-loader test-e2e test-reliability test-shapes
+
+# README's install-and-build steps as written, into /usr/local (then make
+# uninstall) and into a private prefix.  Leaves /usr/local as it found it.
+.PHONY: test-install
+test-install: all
+	tests/install/run.sh
+TESTS += test-install

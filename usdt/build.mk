@@ -33,8 +33,8 @@ $(BUILD)/$(TR2_SONAME): $(BUILD)/$(TR2_SOFILE)
 $(BUILD)/libtr2.so: $(BUILD)/$(TR2_SONAME)
 	ln -sf $(TR2_SONAME) $@
 
-# tr2.pc names PREFIX: remake it whenever PREFIX changes.
-TR2_PC_VARS := $(PREFIX) $(TR2_VERSION)
+# tr2.pc names the install directories: remake it whenever they change.
+TR2_PC_VARS := $(PREFIX) $(INCLUDEDIR) $(LIBDIR) $(TR2_VERSION)
 $(BUILD)/usdt/pc-vars: usdt-check-pc-vars
 	@:
 .PHONY: usdt-check-pc-vars
@@ -44,15 +44,18 @@ usdt-check-pc-vars:
 		echo '$(TR2_PC_VARS)' > $(BUILD)/usdt/pc-vars
 
 $(BUILD)/tr2.pc: usdt/tr2.pc.in $(BUILD)/usdt/pc-vars
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(TR2_VERSION)|g' $< > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@VERSION@|$(TR2_VERSION)|g' $< > $@
 
 install: install-usdt
+INSTALLED += $(INCLUDEDIR)/trace2.h $(LIBDIR)/libtr2.a $(LIBDIR)/$(TR2_SOFILE) $(LIBDIR)/$(TR2_SONAME) \
+	$(LIBDIR)/libtr2.so $(LIBDIR)/pkgconfig/tr2.pc
 .PHONY: install-usdt
 install-usdt: $(BUILD)/libtr2.a $(BUILD)/libtr2.so $(BUILD)/tr2.pc
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 usdt/trace2.h $(DESTDIR)$(PREFIX)/include/trace2.h
-	install -m 644 $(BUILD)/libtr2.a $(DESTDIR)$(PREFIX)/lib/libtr2.a
-	install -m 755 $(BUILD)/$(TR2_SOFILE) $(DESTDIR)$(PREFIX)/lib/$(TR2_SOFILE)
-	ln -sf $(TR2_SOFILE) $(DESTDIR)$(PREFIX)/lib/$(TR2_SONAME)
-	ln -sf $(TR2_SONAME) $(DESTDIR)$(PREFIX)/lib/libtr2.so
-	install -m 644 $(BUILD)/tr2.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/tr2.pc
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 644 usdt/trace2.h $(DESTDIR)$(INCLUDEDIR)/trace2.h
+	install -m 644 $(BUILD)/libtr2.a $(DESTDIR)$(LIBDIR)/libtr2.a
+	install -m 644 $(BUILD)/$(TR2_SOFILE) $(DESTDIR)$(LIBDIR)/$(TR2_SOFILE)
+	ln -sf $(TR2_SOFILE) $(DESTDIR)$(LIBDIR)/$(TR2_SONAME)
+	ln -sf $(TR2_SONAME) $(DESTDIR)$(LIBDIR)/libtr2.so
+	install -m 644 $(BUILD)/tr2.pc $(DESTDIR)$(LIBDIR)/pkgconfig/tr2.pc

@@ -194,10 +194,24 @@ err "relative DEST" 2 "tr2-bpf: invalid destination 'relative/x': want a file de
 err "nothing to trace" 2 "tr2-bpf: nothing to trace: give -p PID or -- CMD (see --help)" $BPF
 $BPF -- /nonexistent/program > /dev/null 2> "$T/err"
 expect_eq "missing CMD: status 127" 127 $?
-expect_eq "missing CMD: message" "tr2-bpf: cannot run '/nonexistent/program': No such file or directory" "$(head -1 "$T/err")"
+expect_eq "missing CMD: message, then the summary" "tr2-bpf: cannot run '/nonexistent/program': No such file or directory
+tr2-bpf: 0 events, 0 lost" "$(cat "$T/err")"
+touch "$T/notexec"
+$BPF -- "$T/notexec" > /dev/null 2> "$T/err"
+expect_eq "CMD not executable: status 126" 126 $?
+expect_eq "CMD not executable: message, then the summary" "tr2-bpf: cannot run '$T/notexec': Permission denied
+tr2-bpf: 0 events, 0 lost" "$(cat "$T/err")"
 $BPF -- sh -c 'exit 7' > /dev/null 2> "$T/err"
 expect_eq "CMD without probes: its status" 7 $?
-expect_eq "CMD without probes: summary" "tr2-bpf: 0 events, 0 lost" "$(cat "$T/err")"
+expect_eq "CMD without probes: says so, then the summary" "tr2-bpf: no trace2 probes in 'sh' or any process it started
+tr2-bpf: 0 events, 0 lost" "$(cat "$T/err")"
+$BPF -- sh -c 'true | cat; exit 3' > /dev/null 2> "$T/err"
+expect_eq "descendants without probes: CMD's status" 3 $?
+expect_eq "descendants without probes: says so, then the summary" "tr2-bpf: no trace2 probes in 'sh' or any process it started
+tr2-bpf: 0 events, 0 lost" "$(cat "$T/err")"
+$BPF --perf=/dev/null -- sh -c "$P/tr2_shared > /dev/null" 2> "$T/err"
+expect_eq "a descendant with probes: only the summary" "tr2-bpf: N events, 0 lost" \
+	"$(sed 's/: [1-9][0-9]* events/: N events/' "$T/err")"
 
 echo "e2e: $pass passed, $fail failed"
 [ $fail = 0 ]
