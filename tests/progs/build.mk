@@ -36,3 +36,11 @@ ALL += $(TEST_PROGS_DIR)/tr2_stress
 $(TEST_PROGS_DIR)/tr2_stress: tests/progs/tr2_stress.c $(BUILD)/libtr2.a usdt/trace2.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
+
+# tr2_summary: known counts for tests/e2e/summary.sh (tr2-bpf --summary).
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_summary
+ALL += $(TEST_PROGS_DIR)/tr2_summary
+
+$(TEST_PROGS_DIR)/tr2_summary: tests/progs/tr2_summary.c $(BUILD)/libtr2.a usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
