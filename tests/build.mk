@@ -4,11 +4,17 @@
 
 -include tests/progs/build.mk
 
-LOADER_TESTS := $(BUILD)/tests/test_decode
+LOADER_TESTS := $(BUILD)/tests/test_decode $(BUILD)/tests/test_summary
 
 $(BUILD)/tests/test_decode: tests/loader/test_decode.c loader/tr2_decode.c loader/tr2_decode.h bpf/tr2_record.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_decode.c loader/tr2_decode.c $(LDFLAGS) -lcmocka
+
+$(BUILD)/tests/test_summary: tests/loader/test_summary.c loader/tr2_summary.c loader/tr2_summary.h \
+			     bpf/tr2_record.h $(BUILD)/libtr2fmt.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_summary.c loader/tr2_summary.c \
+		$(BUILD)/libtr2fmt.a $(LDFLAGS) -lcmocka -lbpf $(FMT_LIBS)
 
 .PHONY: test-loader test-e2e test-reliability
 test-loader: $(LOADER_TESTS)
