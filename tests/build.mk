@@ -16,7 +16,7 @@ $(BUILD)/tests/test_summary: tests/loader/test_summary.c loader/tr2_summary.c lo
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_summary.c loader/tr2_summary.c \
 		$(BUILD)/libtr2fmt.a $(LDFLAGS) -lcmocka -lbpf $(FMT_LIBS)
 
-.PHONY: test-loader test-e2e test-reliability
+.PHONY: test-loader test-e2e test-reliability test-summary
 test-loader: $(LOADER_TESTS)
 	@for t in $(LOADER_TESTS); do $$t || exit 1; done
 
@@ -25,4 +25,6 @@ test-e2e: all
 
 test-reliability: all ; tests/e2e/reliability.sh
 
-TESTS += test-loader test-e2e test-reliability
+test-summary: all ; tests/e2e/summary.sh
+
+TESTS += test-loader test-e2e test-reliability test-summary
