@@ -457,10 +457,6 @@ static __always_inline __u64 site_key(const struct hit *p, __u8 literals)
 	return (k ^ k >> 29) | 1;
 }
 
-/* Starts the record of a probe hit: filter, announce the thread, header,
- * line and file.  literals: bit i set when string i of the record is a
- * string literal at this call site (the file always is; docs/probes.md).
- * Returns NULL when the hit is not to be recorded. */
 /* The state of the calling thread (task, of process pid), made at its first
  * hit; NULL when it is not traced. */
 static __always_inline struct thread_state *thread_of(struct task_struct *task, __u32 pid)
@@ -510,11 +506,16 @@ static __always_inline int cat_rejected(struct thread_state *ts, const struct hi
 	return !pass;
 }
 
+/* Whether records of this kind carry a category (arg 4), for --category. */
 static __always_inline int has_category(__u8 kind)
 {
 	return kind >= TR2_REC_REGION_ENTER && kind <= TR2_REC_DATA_JSON;
 }
 
+/* Starts the record of a probe hit: filter, announce the thread, header,
+ * line and file.  literals: bit i set when string i of the record is a
+ * string literal at this call site (the file always is; docs/probes.md).
+ * Returns NULL when the hit is not to be recorded. */
 static __always_inline struct tr2_rec *begin(struct hit *p, __u8 kind, __u8 literals)
 {
 	__u64 id = bpf_get_current_pid_tgid();
