@@ -379,6 +379,7 @@ struct summary_opts {
 	const char *json_dest;
 	struct tr2_dst *json;
 	unsigned keys;
+	char *cat_list;           /* --category's copy, which cats[] point into */
 	char *cats[64];
 	int ncats;
 };
@@ -408,7 +409,9 @@ static void parse_summary_opt(struct summary_opts *o, int opt, const char *arg)
 		o->keys = parse_number(arg, 1, 1 << 20, "bad --summary-keys '%s': want a number from 1 to 1048576");
 		break;
 	case 'C':
-		list = strdup(arg);
+		free(o->cat_list);
+		o->ncats = 0;   /* the last --category counts */
+		list = o->cat_list = strdup(arg);
 		if (!list)
 			abort();
 		for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
@@ -777,6 +780,7 @@ int main(int argc, char **argv)
 	tr2_summary_free(summary);
 	if (sum.json)
 		tr2_dst_close(sum.json);
+	free(sum.cat_list);
 	for (int i = 0; i < nformats; i++) {
 		tr2_dst_close(targets[i].dst);
 		tr2_buf_free(&targets[i].buf);
