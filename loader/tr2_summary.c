@@ -271,19 +271,23 @@ static void read_maps(struct tr2_summary *s)
 	if (s->aggs_fd < 0)
 		return;
 	while (!bpf_map_get_next_key(s->aggs_fd, prev, &next)) {
+		int gone;
+
 		key = next;
 		prev = &key;
+		/* Whether the process is gone is decided before its value is
+		 * read: then that value is its last, and the entry can go. */
+		gone = key.pid == gone_pid || (key.pid != live_pid && pid_gone(key.pid));
+		if (gone)
+			gone_pid = key.pid;
+		else
+			live_pid = key.pid;
 		if (bpf_map_lookup_elem(s->aggs_fd, &key, &v))
 			continue;
 		tr2_summary_put(s, &key, &v);
-		if (key.pid == live_pid)
-			continue;
-		if (key.pid == gone_pid || pid_gone(key.pid)) {
-			gone_pid = key.pid;
+		if (gone) {
 			dead = tr2_grow(dead, ndead, &cap, sizeof(*dead));
 			dead[ndead++] = key;
-		} else {
-			live_pid = key.pid;
 		}
 	}
 	for (int i = 0; i < ndead; i++)
