@@ -1,7 +1,7 @@
 # bpf/: the eBPF programs and their skeleton.
 # vmlinux.h is generated from the running kernel's BTF, never committed.
 
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -I/usr/include/x86_64-linux-gnu
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -I/usr/include/x86_64-linux-gnu
 
 $(BUILD)/vmlinux.h: | $(BUILD)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@

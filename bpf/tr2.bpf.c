@@ -40,6 +40,13 @@ const volatile __u32 wakeup_check_every = 1;
  * _dl_debug_state (the hook dl_update is attached to); 0: not known, look
  * at every call of the hook. */
 const volatile __s64 r_state_offset = 0;
+/* tr2-bpf --summary: aggregate regions and integer data in "aggs" (see
+ * tr2_record.h); stream: also send their records (a format was asked for). */
+const volatile int summary = 0;
+const volatile int stream = 1;
+/* tr2-bpf --category: only categories in "cat_filter" are recorded or
+ * aggregated (region_enter, region_leave, data, data_json). */
+const volatile int cat_filtered = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -89,6 +96,7 @@ struct {
  * site_key()).  A site that lost its slot to another sends its strings
  * again, which costs bytes, never correctness. */
 #define SITE_SLOTS 128
+#define CAT_SLOTS 8
 
 /* Per thread: whether its TR2_REC_THREAD_INFO was sent, its open regions
  * (their start times), kept here rather than in tr2-bpf so that a dropped
@@ -102,6 +110,13 @@ struct thread_state {
 	__u64 region_start[TR2_REGION_MAX];
 	__u64 site_key[SITE_SLOTS];
 	struct tr2_metric metrics[TR2_THREAD_METRICS];
+	/* --category: verdicts on literal categories, direct-mapped by
+	 * address: (address << 1) | let through; 0 when empty. */
+	__u64 cat_seen[CAT_SLOTS];
+	/* --summary: the aggregate key of each open region, flags 0 when
+	 * it is not aggregated (TR2_AGG_LOST_FULL). */
+	struct tr2_agg_key region_key[TR2_REGION_MAX];
+	__u64 exec_key;   /* --summary: the task's self_exec_id + 1; 0: not read yet */
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -109,6 +124,40 @@ struct {
 	__type(key, int);
 	__type(value, struct thread_state);
 } threads SEC(".maps");
+
+/* Summary mode: the aggregates, per (process, program, kind, category,
+ * label or key); tr2_record.h.  Sized by tr2-bpf; full: "agg_lost". */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 8192);
+	__type(key, struct tr2_agg_key);
+	__type(value, struct tr2_agg_val);
+} aggs SEC(".maps");
+
+/* Events not aggregated, per reason (TR2_AGG_LOST_*), per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TR2_AGG_LOST__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} agg_lost SEC(".maps");
+
+/* Where a new aggregate is made before it goes into "aggs", per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tr2_agg_val);
+} agg_new SEC(".maps");
+
+/* --category: the names let through, NUL-padded to TR2_CAT_FILTER_MAX bytes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, char[TR2_CAT_FILTER_MAX]);
+	__type(value, __u8);
+} cat_filter SEC(".maps");
 
 /* Where a record is built before it is copied into the ring buffer, so that
  * each record takes exactly its own size there. */
@@ -420,35 +469,74 @@ static __always_inline __u64 site_key(const struct hit *p, __u8 literals)
 	return (k ^ k >> 29) | 1;
 }
 
+/* The state of the calling thread (task, of process pid), made at its first
+ * hit; NULL when it is not traced. */
+static __always_inline struct thread_state *thread_of(struct task_struct *task, __u32 pid)
+{
+	struct thread_state *ts = bpf_task_storage_get(&threads, task, 0, 0);
+
+	if (!ts) {
+		/* The thread's first hit.  Follow mode: only threads of traced
+		 * processes get a state, so that having one says "traced"
+		 * without a lookup in `traced` at every hit. */
+		if (follow && !bpf_map_lookup_elem(&traced, &pid))
+			return 0;
+		ts = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!ts)
+			count_lost(pid, 1);
+	}
+	return ts;
+}
+
+/* --category: whether the hit's category (arg 4 of region_enter,
+ * region_leave, data, data_json) is one to leave out.  A literal category's
+ * verdict is kept per thread by address, so that it is read once; one built
+ * at run time is read at every hit. */
+static __always_inline int cat_rejected(struct thread_state *ts, const struct hit *p, __u8 literals)
+{
+	const char *cat;
+	char name[TR2_CAT_FILTER_MAX];
+	__u64 seen, *slot;
+	long n;
+	int pass;
+
+	if (!cat_filtered)
+		return 0;
+	cat = STR(p, 4);
+	if (!cat)
+		return 1;
+	slot = &ts->cat_seen[(((__u64)cat * 0x9e3779b97f4a7c15ull) >> 61) & (CAT_SLOTS - 1)];
+	seen = *slot;
+	if ((literals & 2) && seen >> 1 == (__u64)cat)
+		return !(seen & 1);
+	__builtin_memset(name, 0, sizeof(name));
+	n = bpf_probe_read_user_str(name, sizeof(name), cat);
+	/* n == sizeof(name): longer than any name tr2-bpf allows */
+	pass = n > 0 && n < sizeof(name) && bpf_map_lookup_elem(&cat_filter, name);
+	if (literals & 2)
+		*slot = (__u64)cat << 1 | pass;
+	return !pass;
+}
+
+/* Whether records of this kind carry a category (arg 4), for --category. */
+static __always_inline int has_category(__u8 kind)
+{
+	return kind >= TR2_REC_REGION_ENTER && kind <= TR2_REC_DATA_JSON;
+}
+
 /* Starts the record of a probe hit: filter, announce the thread, header,
  * line and file.  literals: bit i set when string i of the record is a
  * string literal at this call site (the file always is; docs/probes.md).
  * Returns NULL when the hit is not to be recorded. */
-/* The calling thread's state, made at its first hit; NULL when its process
- * is not traced.  Follow mode: only threads of traced processes get a
- * state, so that having one says "traced" without a lookup in `traced` at
- * every hit. */
-static __always_inline struct thread_state *thread_state(struct task_struct *task, __u32 pid)
-{
-	struct thread_state *ts = bpf_task_storage_get(&threads, task, 0, 0);
-
-	if (ts || (follow && !bpf_map_lookup_elem(&traced, &pid)))
-		return ts;
-	ts = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!ts)
-		count_lost(pid, 1);
-	return ts;
-}
-
 static __always_inline struct tr2_rec *begin(struct hit *p, __u8 kind, __u8 literals)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, tid = (__u32)id;
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct thread_state *ts = thread_state(task, pid);
+	struct thread_state *ts = thread_of(task, pid);
 	struct tr2_rec *r;
 
-	if (!ts)
+	if (!ts || (has_category(kind) && cat_rejected(ts, p, literals)))
 		return 0;
 	announce(ts, task, pid, tid, p);
 	r = new_rec(kind, pid, tid);
@@ -490,7 +578,7 @@ static __always_inline struct tr2_metric *metric_slot(long id, int create)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct thread_state *ts = create ? thread_state(task, pid) :
+	struct thread_state *ts = create ? thread_of(task, pid) :
 					   bpf_task_storage_get(&threads, task, 0, 0);
 	struct tr2_metric *m;
 	int i;
@@ -664,11 +752,300 @@ PROBE(printf, TR2_REC_PRINTF, 0,
 	add_arg(r, p, 4, 1);			\
 	add_arg(r, p, 5, 2);			\
 	add_arg(r, p, 6, 3);
-PROBE(region_enter, TR2_REC_REGION_ENTER, arg(p, 7), REPO_AND_STRINGS)
-PROBE(region_leave, TR2_REC_REGION_LEAVE, arg(p, 7), REPO_AND_STRINGS)
-PROBE(data, TR2_REC_DATA, arg(p, 8),
-      REPO_AND_STRINGS
-      r->num[1] = arg(p, 7);)
+
+/* --summary (tr2_record.h): aggregates of regions and integer data. */
+
+static __always_inline void agg_lost_add(__u32 why)
+{
+	__u64 *n = bpf_map_lookup_elem(&agg_lost, &why);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+/* A 64-bit hash of the n bytes at buf (size bytes, a multiple of 8, n <= size). */
+static __always_inline __u64 hash_bytes(const char *buf, long n, int size)
+{
+	__u64 h = 0xcbf29ce484222325ull, w;
+
+#pragma unroll
+	for (int i = 0; i < size / 8; i++) {
+		if (i * 8 >= n)
+			break;
+		__builtin_memcpy(&w, buf + i * 8, 8);
+		if (n - i * 8 < 8)
+			w &= (1ull << ((n - i * 8) * 8)) - 1;
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h ^ n;
+}
+
+/* String s of a key: its address when it is a literal (lit), else a hash
+ * of its bytes, read into buf (size bytes) and *read set.  NULL and
+ * unreadable strings are empty. */
+static __always_inline __u64 key_str(const char *s, int lit, char *buf, int size, int *read)
+{
+	long n = 0;
+
+	if (lit)
+		return (__u64)s;
+	if (s)
+		n = bpf_probe_read_user_str(buf, size, s);
+	if (n <= 0) {
+		buf[0] = 0;
+		n = 1;
+	}
+	*read = 1;
+	return hash_bytes(buf, n, size);
+}
+
+/* The aggregate of the hit's (category, label or key) in the calling
+ * thread's process, made when new; its key in *k.  NULL when "aggs" is full
+ * (counted). */
+static __always_inline struct tr2_agg_val *agg_of(struct thread_state *ts, const struct hit *p,
+						  __u32 pid, __u32 kind, __u8 literals,
+						  struct tr2_agg_key *k)
+{
+	const char *cat = STR(p, 4), *label = STR(p, 5);
+	struct tr2_agg_val *nv, *v;
+	int cat_read = 0, label_read = 0;
+	__u32 zero = 0;
+
+	nv = bpf_map_lookup_elem(&agg_new, &zero);
+	if (!nv)
+		return 0;
+	if (!ts->exec_key)
+		ts->exec_key = BPF_CORE_READ(bpf_get_current_task_btf(), self_exec_id) + 1;
+	k->pid = pid;
+	k->flags = kind | (literals & 2 ? TR2_AGGK_CAT_LIT : 0) | (literals & 4 ? TR2_AGGK_LABEL_LIT : 0);
+	k->exec_id = ts->exec_key - 1;
+	k->cat = key_str(cat, literals & 2, nv->cat, TR2_AGG_CAT_MAX, &cat_read);
+	k->label = key_str(label, literals & 4, nv->label, TR2_AGG_LABEL_MAX, &label_read);
+	v = bpf_map_lookup_elem(&aggs, k);
+	if (v)
+		return v;
+	/* New: its names, read once, and zero sums. */
+	if (!cat_read && (!cat || bpf_probe_read_user_str(nv->cat, TR2_AGG_CAT_MAX, cat) <= 0))
+		nv->cat[0] = 0;
+	if (!label_read && (!label || bpf_probe_read_user_str(nv->label, TR2_AGG_LABEL_MAX, label) <= 0))
+		nv->label[0] = 0;
+	nv->count = nv->sum = nv->last = nv->open = nv->before = 0;
+	nv->min = 0x7fffffffffffffffll;
+	nv->max = -0x7fffffffffffffffll - 1;
+	__builtin_memset(nv->hist, 0, sizeof(nv->hist));
+	bpf_map_update_elem(&aggs, k, nv, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(&aggs, k);
+	if (!v)
+		agg_lost_add(TR2_AGG_LOST_FULL);
+	return v;
+}
+
+/* *m = min(*m, x) and max, against other CPUs updating the same aggregate. */
+static __always_inline void agg_min(__s64 *m, __s64 x)
+{
+	for (int i = 0; i < 8; i++) {
+		__s64 cur = *m;
+
+		if (x >= cur || __sync_val_compare_and_swap(m, cur, x) == cur)
+			return;
+	}
+}
+
+static __always_inline void agg_max(__s64 *m, __s64 x)
+{
+	for (int i = 0; i < 8; i++) {
+		__s64 cur = *m;
+
+		if (x <= cur || __sync_val_compare_and_swap(m, cur, x) == cur)
+			return;
+	}
+}
+
+/* floor(log2(v)), 0 for v < 2: the histogram slot of a duration. */
+static __always_inline __u32 log2_slot(__u64 v)
+{
+	__u32 r = 0, s;
+
+	s = (v > 0xffffffffull) << 5; v >>= s; r |= s;
+	s = (v > 0xffff) << 4; v >>= s; r |= s;
+	s = (v > 0xff) << 3; v >>= s; r |= s;
+	s = (v > 0xf) << 2; v >>= s; r |= s;
+	s = (v > 0x3) << 1; v >>= s; r |= s;
+	return r | (v >> 1);
+}
+
+/* region_enter at depth d (before the push) of thread ts. */
+static __always_inline void agg_enter(struct thread_state *ts, const struct hit *p, __u32 pid,
+				      __u8 literals, __u32 d)
+{
+	struct tr2_agg_key *k;
+	struct tr2_agg_val *v;
+
+	if (d >= TR2_REGION_MAX) {
+		agg_lost_add(TR2_AGG_LOST_DEEP);
+		return;
+	}
+	k = &ts->region_key[d & (TR2_REGION_MAX - 1)];
+	v = agg_of(ts, p, pid, TR2_AGGK_REGION, literals, k);
+	if (!v) {
+		k->flags = 0;
+		return;
+	}
+	__sync_fetch_and_add(&v->open, 1);
+}
+
+/* region_leave of the region at depth d (after the pop), entered at start
+ * (ns; 0: deeper than the stack keeps), left at now; or, `before`, of a
+ * region entered before the attach: no duration, counted apart. */
+static __always_inline void agg_leave(struct thread_state *ts, const struct hit *p, __u32 pid,
+				      __u8 literals, __u32 d, __u64 start, __u64 now, int before)
+{
+	struct tr2_agg_key *k, pre;
+	struct tr2_agg_val *v;
+	__s64 len;
+
+	if (before) {
+		v = agg_of(ts, p, pid, TR2_AGGK_REGION, literals, &pre);
+		if (v)
+			__sync_fetch_and_add(&v->before, 1);
+		return;
+	}
+	if (d >= TR2_REGION_MAX || !start) {
+		agg_lost_add(TR2_AGG_LOST_DEEP);
+		return;
+	}
+	k = &ts->region_key[d & (TR2_REGION_MAX - 1)];
+	v = k->flags ? bpf_map_lookup_elem(&aggs, k) : 0;
+	if (!v) {
+		agg_lost_add(TR2_AGG_LOST_FULL);
+		return;
+	}
+	len = now - start;
+	__sync_fetch_and_add(&v->open, -1);
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->sum, len);
+	__sync_fetch_and_add(&v->hist[log2_slot(len) & (TR2_AGG_SLOTS - 1)], 1);
+	agg_min(&v->min, len);
+	agg_max(&v->max, len);
+}
+
+/* An integer `data` value (arg 7) of thread ts. */
+static __always_inline void agg_data(struct thread_state *ts, const struct hit *p, __u32 pid, __u8 literals)
+{
+	struct tr2_agg_key k;
+	struct tr2_agg_val *v;
+	__s64 x = arg(p, 7);
+
+	v = agg_of(ts, p, pid, TR2_AGGK_DATA, literals, &k);
+	if (!v)
+		return;
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->sum, x);
+	v->last = x;
+	agg_min(&v->min, x);
+	agg_max(&v->max, x);
+}
+
+/* --summary without a stream: region_enter and region_leave only keep the
+ * thread's region stack and the aggregates; no record. */
+static __always_inline int region_summary_only(const struct hit *p, __u8 kind, __u8 literals)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32, d;
+	struct thread_state *ts = thread_of(bpf_get_current_task_btf(), pid);
+	__u64 now;
+
+	if (!ts || cat_rejected(ts, p, literals))
+		return 0;
+	now = bpf_ktime_get_ns();
+	d = ts->depth;
+	if (kind == TR2_REC_REGION_ENTER) {
+		if (d < TR2_REGION_MAX)
+			ts->region_start[d & (TR2_REGION_MAX - 1)] = now;
+		ts->depth = d + 1;
+		agg_enter(ts, p, pid, literals, d);
+	} else if (d == 0) {
+		agg_leave(ts, p, pid, literals, 0, 0, now, 1);
+	} else {
+		d -= 1;
+		ts->depth = d;
+		agg_leave(ts, p, pid, literals, d,
+			  d < TR2_REGION_MAX ? ts->region_start[d & (TR2_REGION_MAX - 1)] : 0, now, 0);
+	}
+	return 0;
+}
+
+/* --summary with a stream: aggregate what the record r (begun) says. */
+static __always_inline void region_summary(const struct hit *p, const struct tr2_rec *r, __u8 literals)
+{
+	struct thread_state *ts = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
+
+	if (!ts)
+		return;
+	if (r->kind == TR2_REC_REGION_ENTER)
+		agg_enter(ts, p, r->pid, literals, r->depth);
+	else
+		agg_leave(ts, p, r->pid, literals, r->depth, r->region_ns, r->ts_ns,
+			  r->depth == 0 && r->region_ns == 0);
+}
+
+#define REGION_PROBE(name, KIND)						\
+SEC("usdt")									\
+int probe_##name(struct pt_regs *ctx)						\
+{										\
+	struct hit hit, *p = load_hit(&hit, ctx);				\
+	struct tr2_rec *r;							\
+	__u8 literals;								\
+										\
+	if (!p)									\
+		return 0;							\
+	literals = arg(p, 7);							\
+	if (summary && !stream)							\
+		return region_summary_only(p, KIND, literals);			\
+	r = begin(p, KIND, literals);						\
+	if (!r)									\
+		return 0;							\
+	if (summary)								\
+		region_summary(p, r, literals);					\
+	REPO_AND_STRINGS							\
+	return end(p, r);							\
+}
+REGION_PROBE(region_enter, TR2_REC_REGION_ENTER)
+REGION_PROBE(region_leave, TR2_REC_REGION_LEAVE)
+
+SEC("usdt")
+int probe_data(struct pt_regs *ctx)
+{
+	struct hit hit, *p = load_hit(&hit, ctx);
+	struct thread_state *ts;
+	struct tr2_rec *r;
+	__u8 literals;
+	__u32 pid;
+	int agg;
+
+	if (!p)
+		return 0;
+	literals = arg(p, 8);
+	agg = summary && !arg(p, 6);   /* an integer value: no string */
+	if (agg && !stream) {
+		pid = bpf_get_current_pid_tgid() >> 32;
+		ts = thread_of(bpf_get_current_task_btf(), pid);
+		if (ts && !cat_rejected(ts, p, literals))
+			agg_data(ts, p, pid, literals);
+		return 0;
+	}
+	r = begin(p, TR2_REC_DATA, literals);
+	if (!r)
+		return 0;
+	if (agg) {
+		ts = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
+		if (ts)
+			agg_data(ts, p, r->pid, literals);
+	}
+	REPO_AND_STRINGS
+	r->num[1] = arg(p, 7);
+	return end(p, r);
+}
 PROBE(data_json, TR2_REC_DATA_JSON, arg(p, 7), REPO_AND_STRINGS)
 
 SEC("usdt")

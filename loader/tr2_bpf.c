@@ -25,6 +25,7 @@
 #include "tr2_mem.h"
 #include "tr2_ring.h"
 #include "tr2_session.h"
+#include "tr2_summary.h"
 #include "tr2_tgt.h"
 
 #define DEFAULT_RING_BYTES (4u << 20)
@@ -46,13 +47,56 @@ static const char usage[] =
 "                         descendant of it that carries probes (sid parent/child,\n"
 "                         depth d1, d2, ...); exit with CMD's status\n"
 "\n"
-"Formats (any combination; none given: --perf to standard output):\n"
+"Formats (any combination; none given: --perf to standard output, or with\n"
+"--summary no event stream):\n"
 "      --normal[=DEST]    git's NORMAL format (GIT_TRACE2)\n"
 "      --perf[=DEST]      git's PERF format (GIT_TRACE2_PERF)\n"
 "      --event[=DEST]     git's EVENT format, JSON lines (GIT_TRACE2_EVENT)\n"
 "      --brief            the BRIEF variant of every chosen format\n"
 "      --event-nesting=N  EVENT region nesting limit (default 2, as\n"
 "                         GIT_TRACE2_EVENT_NESTING)\n"
+"\n"
+"Summary (aggregated in the eBPF programs; with no format given, region_enter,\n"
+"region_leave and integer data send nothing to tr2-bpf):\n"
+"      --summary[=INTERVAL]  per process and (category, label): count, total,\n"
+"                         mean, min, max, p50, p99 of region durations, and per\n"
+"                         (category, key) count, sum, min, max, last of integer\n"
+"                         data; a table on standard output every INTERVAL\n"
+"                         seconds (default: only at the end) and at the end or\n"
+"                         Ctrl-C.  Each table covers the trace so far; seconds\n"
+"                         with 6 decimals, as PERF's columns; p50 and p99 are\n"
+"                         approximate (log2 histograms, interpolated); `open`:\n"
+"                         entered, not left yet; `before`: left, entered before\n"
+"                         the attach (no duration).  E.g. (tr2-bpf --summary --\n"
+"                         build/examples/dirscan -j 2 /usr/include):\n"
+"\n"
+"2026-11-23T18:22:40Z tr2-bpf summary after 2.850 s, final: durations in seconds, p50 and p99 approximate\n"
+"\n"
+"pid 11195 dirscan\n"
+"    count      total       mean        min        max        p50        p99  open before  category label\n"
+"        2   4.269672   2.134836   2.134690   2.134981   2.134690   2.134981     0      0  read     files\n"
+"        1   2.611182   2.611182   2.611182   2.611182   2.611182   2.611182     0      0  scan     pass\n"
+"        1   2.139026   2.139026   2.139026   2.139026   2.139026   2.139026     0      0  scan     read\n"
+"      844   2.032193   0.002407   0.000129   0.354806   0.000454   0.025165     0      0  walk     read_dir\n"
+"        1   0.355560   0.355560   0.355560   0.355560   0.355560   0.355560     0      0  scan     walk\n"
+"        1   0.112645   0.112645   0.112645   0.112645   0.112645   0.112645     0      0  scan     check\n"
+"    count        sum        min        max       last  category key\n"
+"        2  118125638   57388924   60736714   57388924  read     bytes\n"
+"        2       8125       3985       4140       3985  read     files\n"
+"        1        844        844        844        844  walk     dirs\n"
+"        1       8125       8125       8125       8125  walk     files\n"
+"\n"
+"      --hist             with --summary: each region's log2 histogram (ns), in\n"
+"                         the layout of bcc's tools\n"
+"      --summary-json[=DEST]  with --summary: the same numbers as JSON, one\n"
+"                         document (one line) per table; DEST omitted: standard\n"
+"                         output, instead of the text table\n"
+"      --summary-keys=N   room for N (process, category, label) keys (default\n"
+"                         8192); events of a key that finds no room are not\n"
+"                         aggregated and counted (\"not aggregated\")\n"
+"      --category=LIST    only these categories (comma-separated) are recorded\n"
+"                         or aggregated, in every mode; filtered in BPF (region\n"
+"                         and data events; timers and counters are not filtered)\n"
 "\n"
 "DEST, a Trace2 target value: omitted, standard output; a file descriptor 2-9;\n"
 "an absolute path (appended to); an existing directory (one file per traced\n"
@@ -98,6 +142,7 @@ static const char usage[] =
 "  sudo tr2-bpf --event=/var/log/tr2/ -- make  one EVENT file per process\n";
 
 static volatile sig_atomic_t exiting;
+static struct tr2_summary *summary;   /* --summary */
 static int verbose;
 
 static pid_t cmd_pid;   /* -- CMD: the child, to which SIGTERM is passed on */
@@ -217,6 +262,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	/* The last of its events are in: mark its losses while its session is there. */
 	if (tr->dec.hdr.kind == TR2_REC_PROC_GONE)
 		forget_losses(tr, tr->dec.hdr.pid);
+	if (summary)
+		tr2_summary_record(summary, &tr->dec);
 	tr2_session_record(tr->session, &tr->dec);
 	switch (tr->dec.hdr.kind) {
 	case TR2_REC_FORK:
@@ -372,6 +419,92 @@ static unsigned parse_size(const char *s)
 	return v;
 }
 
+/* --summary, --hist, --summary-json, --summary-keys, --category. */
+struct summary_opts {
+	int on, hist, json_set, keys_set;
+	double interval_s;        /* 0: a table only at the end */
+	const char *json_dest;
+	struct tr2_dst *json;
+	unsigned keys;
+	char *cat_list;           /* --category's copy, which cats[] point into */
+	char *cats[64];
+	int ncats;
+};
+
+static void parse_summary_opt(struct summary_opts *o, int opt, const char *arg)
+{
+	char *end, *list, *name, *save;
+
+	switch (opt) {
+	case 'S':
+		o->on = 1;
+		if (arg) {
+			o->interval_s = strtod(arg, &end);
+			if (end == arg || *end || !(o->interval_s >= 0.01 && o->interval_s <= 86400))
+				fail("bad --summary interval '%s': want seconds, from 0.01 to 86400", arg);
+		}
+		break;
+	case 'H':
+		o->hist = 1;
+		break;
+	case 'J':
+		o->json_set = 1;
+		o->json_dest = arg;
+		break;
+	case 'K':
+		o->keys_set = 1;
+		o->keys = parse_number(arg, 1, 1 << 20, "bad --summary-keys '%s': want a number from 1 to 1048576");
+		break;
+	case 'C':
+		free(o->cat_list);
+		o->ncats = 0;   /* the last --category counts */
+		list = o->cat_list = strdup(arg);
+		if (!list)
+			abort();
+		for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+			if (strlen(name) > TR2_CAT_FILTER_MAX - 2)
+				fail("bad --category '%s': names are at most %d bytes", name, TR2_CAT_FILTER_MAX - 2);
+			if (o->ncats == 64)
+				fail("bad --category: at most 64 categories");
+			o->cats[o->ncats++] = name;
+		}
+		if (!o->ncats)
+			fail("bad --category '%s': want names separated by commas", arg);
+		break;
+	}
+}
+
+/* After the load: the category filter's names into its map; the summary's
+ * state (NULL without --summary). */
+static struct tr2_summary *setup_summary(struct tr2_bpf *skel, struct summary_opts *o,
+					 const struct timespec *real, const struct timespec *mono)
+{
+	char err[512];
+	struct tr2_summary *s;
+	uint8_t one = 1;
+
+	for (int i = 0; i < o->ncats; i++) {
+		char key[TR2_CAT_FILTER_MAX] = { 0 };
+
+		strcpy(key, o->cats[i]);
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cat_filter), key, &one, BPF_ANY))
+			fail("failed to set the category filter: %s", strerror(errno));
+	}
+	if (!o->on)
+		return NULL;
+	if (o->json_set) {
+		o->json = tr2_dst_open(o->json_dest, err, sizeof(err));
+		if (!o->json)
+			fail("%s", err);
+	}
+	s = tr2_summary_new(bpf_map__fd(skel->maps.aggs), bpf_map__fd(skel->maps.agg_lost), o->hist,
+			    !o->json_set || o->json_dest, o->json,
+			    (int64_t)(real->tv_sec - mono->tv_sec) * 1000000000 + (real->tv_nsec - mono->tv_nsec),
+			    mono_ns());
+	tr2_summary_set_interval(s, (uint64_t)(o->interval_s * 1e9));
+	return s;
+}
+
 struct format_opt {
 	enum tr2_format fmt;
 	const char *dest;
@@ -389,6 +522,11 @@ int main(int argc, char **argv)
 		{ "ring-buffer", required_argument, NULL, 'b' },
 		{ "probe-nop", required_argument, NULL, 'o' },
 		{ "max-files", required_argument, NULL, 'm' },
+		{ "summary", optional_argument, NULL, 'S' },
+		{ "hist", no_argument, NULL, 'H' },
+		{ "summary-json", optional_argument, NULL, 'J' },
+		{ "summary-keys", required_argument, NULL, 'K' },
+		{ "category", required_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -406,6 +544,7 @@ int main(int argc, char **argv)
 	int exec_err[2] = { -1, -1 };  /* -- CMD: the child's errno when CMD cannot be run */
 	int probed = 0;                /* objects with probes were attached: set before detaching */
 	char *ld_so = NULL;
+	struct summary_opts sum = { .keys = 8192 };
 
 	opterr = 0;   /* one line of our own instead of getopt's two */
 	while ((opt = getopt_long(argc, argv, "+:p:b:vh", longopts, NULL)) != -1) {
@@ -442,6 +581,13 @@ int main(int argc, char **argv)
 			else
 				fail("bad --probe-nop '%s': want auto, 1 or 5", optarg);
 			break;
+		case 'S':
+		case 'H':
+		case 'J':
+		case 'K':
+		case 'C':
+			parse_summary_opt(&sum, opt, optarg);
+			break;
 		case 'v':
 			verbose = 1;
 			break;
@@ -460,7 +606,9 @@ int main(int argc, char **argv)
 		fail("no such process: %d", (int)pid);
 	if (pid && gone(pid))     /* a zombie: exited, not yet reaped */
 		fail("process %d has exited", (int)pid);
-	if (!nformats) {
+	if ((sum.hist || sum.json_set || sum.keys_set) && !sum.on)
+		fail("--hist, --summary-json and --summary-keys need --summary");
+	if (!nformats && !sum.on) {
 		formats[0].fmt = TR2_FMT_PERF;
 		formats[0].dest = NULL;
 		nformats = 1;
@@ -492,6 +640,10 @@ int main(int argc, char **argv)
 	 * powers of 2, checked by parse_size). */
 	tr.skel->rodata->wakeup_check_every = ring_bytes / 4096 < 64 ? ring_bytes / 4096 : 64;
 	bpf_map__set_max_entries(tr.skel->maps.events, ring_bytes);
+	tr.skel->rodata->summary = sum.on;
+	tr.skel->rodata->stream = nformats > 0;
+	tr.skel->rodata->cat_filtered = sum.ncats > 0;
+	bpf_map__set_max_entries(tr.skel->maps.aggs, sum.keys);
 	if (!tr.follow)
 		bpf_program__set_autoload(tr.skel->progs.on_fork, false);
 	ld_so = tr2_find_ld_so();
@@ -513,6 +665,7 @@ int main(int argc, char **argv)
 				     (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + (real.tv_nsec - mono.tv_nsec),
 				     host);
 	tr.sites = tr2_sites_new();
+	summary = setup_summary(tr.skel, &sum, &real, &mono);
 	tr.attach = tr2_attach_new(tr.skel->obj, tr.follow ? -1 : pid, multi);
 	/* auto: the 5-byte nop (where the kernel optimizes it) only for what
 	 * -p's target maps now; see --help. */
@@ -608,7 +761,9 @@ int main(int argc, char **argv)
 		}
 		mark_losses(&tr);
 		tr2_session_flush(tr.session);
-		if (exiting || !tr2_session_writing(tr.session))
+		if (summary)
+			tr2_summary_poll(summary, mono_ns());
+		if (exiting || (nformats && !tr2_session_writing(tr.session)))
 			break;
 		if (pid) {
 			if (gone(pid))
@@ -681,6 +836,8 @@ int main(int argc, char **argv)
 			(long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec / 10000,
 			(long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec / 10000);
 	}
+	if (summary)
+		tr2_summary_print(summary, mono_ns(), 1);
 	if (exec_err[0] >= 0) {
 		/* -- CMD: say why there was nothing to trace, the summary still last */
 		int e;
@@ -692,14 +849,21 @@ int main(int argc, char **argv)
 				argv[optind]);
 		close(exec_err[0]);
 	}
+	/* Without a stream, the aggregated events are the ones handled. */
 	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
-		(unsigned long long)tr2_session_events(tr.session),
-		(unsigned long long)(lost_in_bpf(tr.skel) + tr.decode_errors));
+		(unsigned long long)(tr2_session_events(tr.session) +
+				     (summary && !nformats ? tr2_summary_events(summary) : 0)),
+		(unsigned long long)(lost_in_bpf(tr.skel) + tr.decode_errors +
+				     (summary && !nformats ? tr2_summary_lost(summary) : 0)));
 
 	tr2_ring_free(rb);
 	tr2_bpf__destroy(tr.skel);
 	tr2_session_free(tr.session);
 	tr2_sites_free(tr.sites);
+	tr2_summary_free(summary);
+	if (sum.json)
+		tr2_dst_close(sum.json);
+	free(sum.cat_list);
 	for (int i = 0; i < nformats; i++) {
 		tr2_dst_close(targets[i].dst);
 		tr2_buf_free(&targets[i].buf);

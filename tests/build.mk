@@ -4,13 +4,19 @@
 
 -include tests/progs/build.mk
 
-LOADER_TESTS := $(BUILD)/tests/test_decode
+LOADER_TESTS := $(BUILD)/tests/test_decode $(BUILD)/tests/test_summary
 
 $(BUILD)/tests/test_decode: tests/loader/test_decode.c loader/tr2_decode.c loader/tr2_decode.h bpf/tr2_record.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_decode.c loader/tr2_decode.c $(LDFLAGS) -lcmocka
 
-.PHONY: test-loader test-e2e test-reliability test-shapes
+$(BUILD)/tests/test_summary: tests/loader/test_summary.c loader/tr2_summary.c loader/tr2_summary.h \
+			     bpf/tr2_record.h $(BUILD)/libtr2fmt.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_summary.c loader/tr2_summary.c \
+		$(BUILD)/libtr2fmt.a $(LDFLAGS) -lcmocka -lbpf $(FMT_LIBS)
+
+.PHONY: test-loader test-e2e test-reliability test-shapes test-summary
 test-loader: $(LOADER_TESTS)
 	@for t in $(LOADER_TESTS); do $$t || exit 1; done
 
@@ -21,7 +27,9 @@ test-reliability: all ; tests/e2e/reliability.sh
 
 test-shapes: all ; tests/e2e/shapes.sh
 
-TESTS += test-loader test-e2e test-reliability test-shapes
+test-summary: all ; tests/e2e/summary.sh
+
+TESTS += test-loader test-e2e test-reliability test-shapes test-summary
 
 # README's install-and-build steps as written, into /usr/local (then make
 # uninstall) and into a private prefix.  Leaves /usr/local as it found it.

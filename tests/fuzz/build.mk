@@ -11,7 +11,7 @@
 #   make fuzz-corpus  rewrites the seeds: tests/fuzz/corpus/decode/ from
 #                     make_decode_corpus.c, tests/fuzz/corpus/event/ from real
 #                     git and tr2-bpf runs (make_event_corpus.sh; root for tr2-bpf)
-#   make test-asan    unit, loader, tr2-fmt and end-to-end tests, every
+#   make test-asan    unit, loader, tr2-fmt, end-to-end and summary tests, every
 #                     program built with ASan+UBSan into $(ASAN_BUILD)/;
 #                     part of make test
 #
@@ -84,7 +84,7 @@ fuzz-corpus: $(FUZZ_DIR)/make_decode_corpus all
 # library is instrumented.
 ASAN_BUILD ?= $(BUILD)-asan
 ASAN_SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-ASAN_SUITES := test-unit test-loader test-fmt test-e2e
+ASAN_SUITES := test-unit test-loader test-fmt test-e2e test-summary
 
 test-asan:
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) SAN_FLAGS="$(ASAN_SAN_FLAGS)" all $(ASAN_BUILD)/tests/test_decode

@@ -52,3 +52,11 @@ $(TEST_PROGS_DIR)/tr2_shapes: tests/progs/tr2_shapes.c $(BUILD)/libtr2.so usdt/t
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< -L$(BUILD) -ltr2 -ldl \
 		-Wl,-rpath,'$$ORIGIN/../..'
+
+# tr2_summary: known counts for tests/e2e/summary.sh (tr2-bpf --summary).
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_summary
+ALL += $(TEST_PROGS_DIR)/tr2_summary
+
+$(TEST_PROGS_DIR)/tr2_summary: tests/progs/tr2_summary.c $(BUILD)/libtr2.a usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
