@@ -50,6 +50,12 @@ static const char usage[] =
 "      --normal[=DEST]    git's NORMAL format (GIT_TRACE2)\n"
 "      --perf[=DEST]      git's PERF format (GIT_TRACE2_PERF)\n"
 "      --event[=DEST]     git's EVENT format, JSON lines (GIT_TRACE2_EVENT)\n"
+"      --chrome[=DEST]    Chrome Trace Event Format (JSON), the format Perfetto\n"
+"                         UI, chrome://tracing and speedscope open; written as\n"
+"                         events arrive, the closing ']' at the end\n"
+"      --folded[=DEST]    region self time as collapsed stacks (process;thread;\n"
+"                         category:label;... microseconds), for flame graphs;\n"
+"                         written at the end\n"
 "      --brief            the BRIEF variant of every chosen format\n"
 "      --event-nesting=N  EVENT region nesting limit (default 2, as\n"
 "                         GIT_TRACE2_EVENT_NESTING)\n"
@@ -87,7 +93,8 @@ static const char usage[] =
 "  sudo tr2-bpf -p 4242                       PERF lines of process 4242, live\n"
 "  sudo tr2-bpf --perf -- ./prog arg          trace ./prog from its start\n"
 "  sudo tr2-bpf --event=/tmp/t.json --normal=2 -p 4242\n"
-"  sudo tr2-bpf --event=/var/log/tr2/ -- make  one EVENT file per process\n";
+"  sudo tr2-bpf --event=/var/log/tr2/ -- make  one EVENT file per process\n"
+"  sudo tr2-bpf --chrome=/tmp/t.json -- ./prog  open /tmp/t.json in ui.perfetto.dev\n";
 
 static volatile sig_atomic_t exiting;
 static int verbose;
@@ -337,6 +344,8 @@ int main(int argc, char **argv)
 		{ "normal", optional_argument, NULL, 'N' },
 		{ "perf", optional_argument, NULL, 'P' },
 		{ "event", optional_argument, NULL, 'E' },
+		{ "chrome", optional_argument, NULL, 'C' },
+		{ "folded", optional_argument, NULL, 'F' },
 		{ "brief", no_argument, NULL, 'B' },
 		{ "event-nesting", required_argument, NULL, 'n' },
 		{ "ring-buffer", required_argument, NULL, 'b' },
@@ -367,9 +376,12 @@ int main(int argc, char **argv)
 		case 'N':
 		case 'P':
 		case 'E':
+		case 'C':
+		case 'F':
 			if (nformats == 8)
 				fail("too many formats");
-			formats[nformats].fmt = opt == 'N' ? TR2_FMT_NORMAL : opt == 'P' ? TR2_FMT_PERF : TR2_FMT_EVENT;
+			formats[nformats].fmt = opt == 'N' ? TR2_FMT_NORMAL : opt == 'P' ? TR2_FMT_PERF :
+						opt == 'E' ? TR2_FMT_EVENT : opt == 'C' ? TR2_FMT_CHROME : TR2_FMT_FOLDED;
 			formats[nformats++].dest = optarg;
 			break;
 		case 'B':
@@ -417,16 +429,14 @@ int main(int argc, char **argv)
 		nformats = 1;
 	}
 	for (int i = 0; i < nformats; i++) {
-		targets[i].tgt = formats[i].fmt == TR2_FMT_NORMAL ? &tr2_tgt_normal :
-				 formats[i].fmt == TR2_FMT_PERF ? &tr2_tgt_perf : &tr2_tgt_event;
-		targets[i].opts.brief = brief;
-		targets[i].opts.event_nesting = event_nesting;
-		memset(&targets[i].buf, 0, sizeof(targets[i].buf));
-		targets[i].dst = tr2_dst_open(formats[i].dest, err, sizeof(err));
-		if (!targets[i].dst)
+		struct tr2_tgt_opts topts = { .brief = brief, .event_nesting = event_nesting };
+		struct tr2_dst *dst = tr2_dst_open(formats[i].dest, err, sizeof(err));
+
+		if (!dst)
 			fail("%s", err);
-		tr2_dst_set_max_files(targets[i].dst, max_files);
-		tr2_dst_set_buffered(targets[i].dst, true);
+		tr2_target_init(&targets[i], tr2_tgt_of(formats[i].fmt), &topts, dst);
+		tr2_dst_set_max_files(dst, max_files);
+		tr2_dst_set_buffered(dst, true);
 		target_ptrs[i] = &targets[i];
 	}
 
@@ -618,8 +628,8 @@ int main(int argc, char **argv)
 	tr2_session_free(tr.session);
 	tr2_sites_free(tr.sites);
 	for (int i = 0; i < nformats; i++) {
+		tr2_target_finish(&targets[i]);
 		tr2_dst_close(targets[i].dst);
-		tr2_buf_free(&targets[i].buf);
 	}
 	free(tr.procs);
 	free(tr.losses);
