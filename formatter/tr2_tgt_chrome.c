@@ -22,7 +22,8 @@
  * a thread's first event.
  *
  * Regions: "B" at region_enter and "E" at region_leave, named
- * "<category>:<label>", "cat" the category, msg and repo in the B's "args".
+ * "<category>:<label>", "cat" the category, msg, repo, file and line in
+ * "args" (the E repeats its B's: speedscope matches them by name and args).
  * A region_leave with no region_enter seen on its thread (entered before
  * tr2-bpf attached) is an "X" slice that ends at the leave and starts t_rel
  * earlier, or, without t_rel, at the thread's first event; its args say
@@ -235,14 +236,23 @@ static void add_repo(struct tr2_buf *b, bool *first, const struct tr2_ev *ev)
 		arg_int(b, first, "repo", ev->repo);
 }
 
+/* "E" for t's innermost region, at ns, with the args of its "B" (speedscope
+ * matches the two by name and args). */
+static void end_region(struct tr2_buf *b, struct ctx *c, struct tr2_view_thread *t, int64_t ns)
+{
+	const struct tr2_view_frame *f = &t->frames[t->depth - 1];
+
+	ev_begin(b, c, tr2_view_frame_name(t, f), 'E', ns, c->p->pid, t->tid);
+	tr2_buf_put(b, tr2_view_kept(t, f), f->extra_len);
+	ev_end(b);
+	tr2_view_pop(t, ns);
+}
+
 /* "E" for every region open on t, innermost first, at ns. */
 static void close_thread(struct tr2_buf *b, struct ctx *c, struct tr2_view_thread *t, int64_t ns)
 {
-	while (t->depth) {
-		ev_begin(b, c, tr2_view_frame_name(t, &t->frames[t->depth - 1]), 'E', ns, c->p->pid, t->tid);
-		ev_end(b);
-		tr2_view_pop(t, ns);
-	}
+	while (t->depth)
+		end_region(b, c, t, ns);
 }
 
 static void close_proc(struct tr2_buf *b, struct ctx *c, int64_t ns)
@@ -439,12 +449,17 @@ static void fn_region_enter(struct tr2_buf *b, const struct tr2_ev *ev, const st
 	struct tr2_view_frame *f = tr2_view_push(c.t, ev->category, ev->label, c.ns);
 	bool first = true;
 
+	size_t args;
+
 	ev_begin(b, &c, tr2_view_frame_name(c.t, f), 'B', c.ns, c.p->pid, c.t->tid);
 	tr2_buf_addlit(b, ",\"cat\":");
 	tr2_json_add_string(b, ev->category ? ev->category : "");
+	args = b->len;
 	arg_str(b, &first, "msg", ev->msg);
 	add_repo(b, &first, ev);
 	args_end(b, &first, ev);
+	/* ,"args":{...} without the "}\n" that ends the event */
+	tr2_view_keep(c.t, b->p + args, b->len - 2 - args);
 }
 
 static void fn_region_leave(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr2_tgt_opts *opts)
@@ -455,10 +470,7 @@ static void fn_region_leave(struct tr2_buf *b, const struct tr2_ev *ev, const st
 	int64_t start;
 
 	if (c.t->depth) {
-		ev_begin(b, &c, tr2_view_frame_name(c.t, &c.t->frames[c.t->depth - 1]), 'E', c.ns, c.p->pid,
-			 c.t->tid);
-		ev_end(b);
-		tr2_view_pop(c.t, c.ns);
+		end_region(b, &c, c.t, c.ns);
 		return;
 	}
 	/* entered before the trace began */

@@ -193,11 +193,18 @@ struct tr2_view_frame *tr2_view_push(struct tr2_view_thread *t, const char *cate
 	f->name_off = t->names.len;
 	f->start_ns = now_ns;
 	f->child_ns = 0;
+	f->extra_len = 0;
 	tr2_buf_adds(&t->names, category ? category : "");
 	tr2_buf_putc(&t->names, ':');
 	tr2_buf_adds(&t->names, label ? label : "");
 	tr2_buf_putc(&t->names, '\0');
 	return f;
+}
+
+void tr2_view_keep(struct tr2_view_thread *t, const char *text, size_t n)
+{
+	t->frames[t->depth - 1].extra_len += n;
+	tr2_buf_put(&t->names, text, n);
 }
 
 void tr2_view_pop(struct tr2_view_thread *t, int64_t now_ns)

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include "tr2_event.h"
 #include "tr2_tgt.h"
 
@@ -21,6 +22,7 @@
 /* One open region of a thread. */
 struct tr2_view_frame {
 	size_t name_off;   /* its "category:label" in the thread's names, NUL-terminated */
+	size_t extra_len;  /* bytes a target kept after the name (tr2_view_keep) */
 	int64_t start_ns;  /* when it was entered */
 	int64_t child_ns;  /* time spent in the regions it enclosed, ns (folded's self time) */
 };
@@ -95,6 +97,16 @@ struct tr2_view_frame *tr2_view_push(struct tr2_view_thread *t, const char *cate
 static inline const char *tr2_view_frame_name(const struct tr2_view_thread *t, const struct tr2_view_frame *f)
 {
 	return t->names.p + f->name_off;
+}
+
+/* Keeps n bytes of text with t's innermost frame (chrome: the args of its
+ * "B", repeated in its "E"), until it is popped. */
+void tr2_view_keep(struct tr2_view_thread *t, const char *text, size_t n);
+
+/* The text kept with frame f (tr2_view_keep), f->extra_len bytes. */
+static inline const char *tr2_view_kept(const struct tr2_view_thread *t, const struct tr2_view_frame *f)
+{
+	return t->names.p + f->name_off + strlen(t->names.p + f->name_off) + 1;
 }
 
 /* Closes t's innermost region: adds its duration to its parent's child_ns

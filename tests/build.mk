@@ -10,7 +10,7 @@ $(BUILD)/tests/test_decode: tests/loader/test_decode.c loader/tr2_decode.c loade
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_decode.c loader/tr2_decode.c $(LDFLAGS) -lcmocka
 
-.PHONY: test-loader test-e2e test-reliability
+.PHONY: test-loader test-e2e test-reliability test-viewers
 test-loader: $(LOADER_TESTS)
 	@for t in $(LOADER_TESTS); do $$t || exit 1; done
 
@@ -19,4 +19,7 @@ test-e2e: all
 
 test-reliability: all ; tests/e2e/reliability.sh
 
-TESTS += test-loader test-e2e test-reliability
+# --chrome and --folded in speedscope, in headless Chromium (skips without)
+test-viewers: all ; tests/e2e/viewers.sh
+
+TESTS += test-loader test-e2e test-reliability test-viewers

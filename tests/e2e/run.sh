@@ -146,10 +146,19 @@ same "af_unix:stream: destination" "$T/sockf.m" "$T/sock.m"
 mkdir -p "$T/tree/a/b" "$T/tree/c"
 for i in 1 2 3; do echo "file $i" > "$T/tree/a/f$i"; done
 echo x > "$T/tree/a/b/g"; echo y > "$T/tree/c/h"
-$BPF --perf="$T/x.p" --event="$T/x.e" -- $B/examples/dirscan -j 2 "$T/tree" > "$T/x.out" 2> "$T/x.err"
+$BPF --perf="$T/x.p" --event="$T/x.e" --event-nesting=10 --chrome="$T/x.c" -- $B/examples/dirscan -j 2 "$T/tree" \
+	> "$T/x.out" 2> "$T/x.err"
 expect_eq "dirscan: exit status" 0 $?
 expect_eq "dirscan: nothing lost" " 0 lost" "$(tail -1 "$T/x.err" | sed 's/.*,//')"
 masked event "$T/x.e" > /dev/null && ok "dirscan: every EVENT line is JSON"
+if out=$(python3 tests/e2e/chrome_check.py "$T/x.c" "$T/x.p"); then ok "dirscan: --chrome: $out"
+else bad "dirscan: --chrome structure" "$out"; fi
+# tr2-fmt --chrome of the EVENT lines: the same trace but for the ns that
+# EVENT's "time" does not carry
+nots() { sed -E 's/"(ts|dur)":[0-9.]+/"\1":T/g' "$1"; }
+$B/tr2-fmt --chrome "$T/x.e" > "$T/x.fc"
+nots "$T/x.c" > "$T/x.c.m"; nots "$T/x.fc" > "$T/x.fc.m"
+same "dirscan: tr2-fmt --chrome of tr2-bpf --event = tr2-bpf --chrome (times aside)" "$T/x.c.m" "$T/x.fc.m"
 grep -E '\| main +\| (version|start|cmd_name|exit|atexit) ' "$T/x.p" | masked perf /dev/stdin |
 	sed "s|$T|TMP|g" > "$T/x.main.m"
 same "dirscan: main thread's command lines" "$EXP/dirscan-main.perf" "$T/x.main.m"

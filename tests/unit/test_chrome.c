@@ -142,7 +142,7 @@ static void test_chrome_lines(void **state)
 ",{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":" TS "000.005," META "\"prog (20261121T202608.011966Z-H0a7c9cdf-P00000eef)\"}}\n"
 ",{\"name\":\"scan:pass\",\"ph\":\"B\",\"ts\":" TS "010.000,\"pid\":3823,\"tid\":3823,\"cat\":\"scan\",\"args\":{\"msg\":\"pass \\\"1\\\"\",\"repo\":1,\"file\":\"t.c\",\"line\":30}}\n"
 ",{\"name\":\"scan:walk\",\"ph\":\"B\",\"ts\":" TS "020.250,\"pid\":3823,\"tid\":3823,\"cat\":\"scan\",\"args\":{\"file\":\"t.c\",\"line\":30}}\n"
-",{\"name\":\"scan:walk\",\"ph\":\"E\",\"ts\":" TS "050.250,\"pid\":3823,\"tid\":3823}\n"
+",{\"name\":\"scan:walk\",\"ph\":\"E\",\"ts\":" TS "050.250,\"pid\":3823,\"tid\":3823,\"args\":{\"file\":\"t.c\",\"line\":30}}\n"
 ",{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":" TS "060.000,\"pid\":3823,\"tid\":4194305,\"args\":{\"name\":\"th01:reader\"}}\n"
 ",{\"name\":\"read:files\",\"ph\":\"X\",\"ts\":1795292768011960.000,\"pid\":3823,\"tid\":4194305,\"dur\":100.000,\"cat\":\"read\",\"args\":{\"before_trace\":true,\"file\":\"t.c\",\"line\":31}}\n"
 ",{\"name\":\"scan/sizes\",\"ph\":\"i\",\"ts\":" TS "070.000,\"pid\":3823,\"tid\":3823,\"s\":\"t\",\"cat\":\"scan\",\"args\":{\"value\":[1, 2],\"file\":\"t.c\",\"line\":33}}\n"
@@ -150,7 +150,7 @@ static void test_chrome_lines(void **state)
 ",{\"name\":\"child_start\",\"ph\":\"i\",\"ts\":" TS "080.000,\"pid\":3823,\"tid\":3823,\"s\":\"t\",\"args\":{\"child_id\":0,\"child_class\":\"check\",\"argv\":[\"du\",\"-sk\"],\"file\":\"t.c\",\"line\":21}}\n"
 ",{\"name\":\"child:check\",\"ph\":\"X\",\"ts\":" TS "080.000,\"pid\":3823,\"tid\":3823,\"dur\":100.000,\"args\":{\"child_id\":0,\"pid\":3824,\"code\":0,\"file\":\"t.c\",\"line\":22}}\n"
 ",{\"name\":\"read/bytes\",\"ph\":\"C\",\"ts\":" TS "190.000,\"pid\":3823,\"tid\":3823,\"cat\":\"counter\",\"args\":{\"count\":9526}}\n"
-",{\"name\":\"scan:pass\",\"ph\":\"E\",\"ts\":" TS "200.000,\"pid\":3823,\"tid\":3823}\n"
+",{\"name\":\"scan:pass\",\"ph\":\"E\",\"ts\":" TS "200.000,\"pid\":3823,\"tid\":3823,\"args\":{\"msg\":\"pass \\\"1\\\"\",\"repo\":1,\"file\":\"t.c\",\"line\":30}}\n"
 ",{\"name\":\"atexit\",\"ph\":\"i\",\"ts\":" TS "200.000,\"pid\":3823,\"tid\":3823,\"s\":\"t\",\"args\":{\"code\":0,\"file\":\"t.c\",\"line\":13}}\n"
 "]\n");
 	free(out);
