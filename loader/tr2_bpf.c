@@ -593,6 +593,12 @@ int main(int argc, char **argv)
 	tr2_ring_consume(rb);
 	mark_losses(&tr);
 	tr2_session_flush(tr.session);
+	/* the views' ends (chrome's ']', folded's stacks), before the summary
+	 * line, which stays the last on stderr even for a DEST of 2 */
+	for (int i = 0; i < nformats; i++) {
+		tr2_target_finish(&targets[i]);
+		tr2_dst_flush(targets[i].dst);
+	}
 	if (child) {
 		/* Tracing stopped before CMD ended.  The output closed: CMD runs on
 		 * untraced and its status is still ours.  Ctrl-C: the terminal
@@ -627,10 +633,8 @@ int main(int argc, char **argv)
 	tr2_bpf__destroy(tr.skel);
 	tr2_session_free(tr.session);
 	tr2_sites_free(tr.sites);
-	for (int i = 0; i < nformats; i++) {
-		tr2_target_finish(&targets[i]);
+	for (int i = 0; i < nformats; i++)
 		tr2_dst_close(targets[i].dst);
-	}
 	free(tr.procs);
 	free(tr.losses);
 	free(ld_so);
