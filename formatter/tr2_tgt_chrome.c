@@ -12,8 +12,9 @@
  * Every event has "name", "ph", "ts", "pid" and "tid":
  *   ts   µs since the Unix epoch (Trace2's "time" is wall-clock), with three
  *        decimals: tr2-bpf knows the ns; EVENT input has µs, so ".000"
- *   pid  the process's pid, from its sid ("...-P<8 hex>"); a sid without one
- *        gets an id above Linux's pid limit (2^22)
+ *   pid  the process's pid, from its sid ("...-P<8 hex>"); a sid without one,
+ *        or with the pid of a process in the trace that has not ended (pid
+ *        namespaces, merged traces), gets an id above Linux's pid limit (2^22)
  *   tid  main: the pid; other threads: ids above 2^22 in order of appearance
  *        (Trace2 names threads, it does not number them by kernel tid)
  * Metadata ("ph":"M"): process_name "<cmd_name or argv[0]> (<last sid
@@ -356,6 +357,7 @@ static void fn_end(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr2_
 	bool first;
 
 	close_proc(b, &c, c.ns);
+	tr2_view_end(c.p);
 	first = instant(b, &c, tr2_ev_kind_name(ev->kind));
 	if (ev->kind == TR2_EV_SIGNAL)
 		arg_int(b, &first, "signo", ev->signo);
@@ -415,10 +417,10 @@ static void fn_child_exit(struct tr2_buf *b, const struct tr2_ev *ev, const stru
 	struct tr2_view_proc *child = ev->pid > 0 ? tr2_view_proc_by_pid(c.st->view, (uint32_t)ev->pid) : NULL;
 
 	if (!known)
-		ch.start_ns = ev->has_t_rel ? c.ns - ev->t_rel_us * 1000 : c.p->first_ns;
+		ch.start_ns = ev->has_t_rel ? tr2_view_sub(c.ns, tr2_view_us_to_ns(ev->t_rel_us)) : c.p->first_ns;
 	ev_begin(b, &c, known ? ch.name : "child:?", 'X', ch.start_ns, c.p->pid, ch.tid);
 	KEY(b, "dur");
-	add_ts(b, c.ns - ch.start_ns);
+	add_ts(b, tr2_view_sub(c.ns, ch.start_ns));
 	arg_int(b, &first, "child_id", ev->child_id);
 	arg_int(b, &first, "pid", ev->pid);
 	arg_int(b, &first, "code", ev->code);
@@ -474,14 +476,14 @@ static void fn_region_leave(struct tr2_buf *b, const struct tr2_ev *ev, const st
 		return;
 	}
 	/* entered before the trace began */
-	start = ev->has_t_rel ? c.ns - ev->t_rel_us * 1000 : c.t->first_ns;
+	start = ev->has_t_rel ? tr2_view_sub(c.ns, tr2_view_us_to_ns(ev->t_rel_us)) : c.t->first_ns;
 	s->len = 0;
 	tr2_buf_adds(s, ev->category ? ev->category : "");
 	tr2_buf_putc(s, ':');
 	tr2_buf_adds(s, ev->label ? ev->label : "");
 	ev_begin(b, &c, s->p, 'X', start, c.p->pid, c.t->tid);
 	KEY(b, "dur");
-	add_ts(b, c.ns - start);
+	add_ts(b, tr2_view_sub(c.ns, start));
 	tr2_buf_addlit(b, ",\"cat\":");
 	tr2_json_add_string(b, ev->category ? ev->category : "");
 	arg_key(b, &first, "before_trace");

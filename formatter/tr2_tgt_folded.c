@@ -135,7 +135,7 @@ static void add_self(struct folded *st, const struct tr2_view_proc *p, const str
 			i = find_slot(st, k->p);
 		}
 	}
-	st->stacks[st->slots[i] - 1].ns += ns;
+	st->stacks[st->slots[i] - 1].ns = tr2_view_add(st->stacks[st->slots[i] - 1].ns, ns);
 }
 
 /* Ends t's innermost region at ns. */
@@ -143,7 +143,7 @@ static void leave(struct folded *st, const struct tr2_view_proc *p, struct tr2_v
 {
 	const struct tr2_view_frame *f = &t->frames[t->depth - 1];
 
-	add_self(st, p, t, ns - f->start_ns - f->child_ns);
+	add_self(st, p, t, tr2_view_sub(tr2_view_sub(ns, f->start_ns), f->child_ns));
 	tr2_view_pop(t, ns);
 }
 
@@ -189,6 +189,7 @@ static void fn_any(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr2_
 	case TR2_EV_ATEXIT:
 	case TR2_EV_SIGNAL:
 		close_proc(st, p, ns);
+		tr2_view_end(p);
 		break;
 	default:
 		break;
@@ -212,7 +213,8 @@ static int folded_finish(struct tr2_target *t)
 
 	for (int i = 0; i < st->view->nprocs; i++)
 		close_proc(st, st->view->procs[i], st->view->procs[i]->last_ns);
-	qsort(st->stacks, st->nstacks, sizeof(*st->stacks), cmp_stack);
+	if (st->nstacks)   /* qsort of NULL is undefined, even for 0 elements */
+		qsort(st->stacks, st->nstacks, sizeof(*st->stacks), cmp_stack);
 	for (size_t i = 0; i < st->nstacks && !rc; i++) {
 		const struct stack *s = &st->stacks[i];
 		const struct tr2_view_proc *p = st->view->procs[s->proc];
@@ -226,7 +228,7 @@ static int folded_finish(struct tr2_target *t)
 		}
 		tr2_buf_adds(b, strchr(s->key, ';'));
 		tr2_buf_putc(b, ' ');
-		tr2_buf_add_int(b, (s->ns + 500) / 1000);
+		tr2_buf_add_int(b, tr2_view_add(s->ns, 500) / 1000);
 		tr2_buf_putc(b, '\n');
 		rc = tr2_dst_write(t->dst, p->sid, b->p, b->len);
 	}

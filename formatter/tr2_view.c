@@ -112,7 +112,7 @@ static uint32_t sid_pid(const char *sid)
 
 struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, int64_t now_ns, bool *is_new)
 {
-	struct tr2_view_proc *p;
+	struct tr2_view_proc *p, *same;
 	size_t i;
 
 	if (!sid)
@@ -139,7 +139,8 @@ struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, int64_t
 		p = xcalloc(1, sizeof(*p));
 		p->sid = xstrdup(sid);
 		p->pid = sid_pid(sid);
-		if (!p->pid)
+		same = p->pid ? tr2_view_proc_by_pid(v, p->pid) : NULL;
+		if (!p->pid || (same && !same->ended))
 			p->pid = v->next_id++;
 		p->index = v->nprocs;
 		p->first_ns = now_ns;
@@ -212,7 +213,7 @@ void tr2_view_pop(struct tr2_view_thread *t, int64_t now_ns)
 	struct tr2_view_frame *f = &t->frames[--t->depth];
 
 	if (t->depth)
-		f[-1].child_ns += now_ns - f->start_ns;
+		f[-1].child_ns = tr2_view_add(f[-1].child_ns, tr2_view_sub(now_ns, f->start_ns));
 	t->names.len = f->name_off;
 }
 

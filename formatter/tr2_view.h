@@ -46,12 +46,15 @@ struct tr2_view_child {
 
 struct tr2_view_proc {
 	char *sid;
-	uint32_t pid;            /* from the sid's last "-P<hex>", else TR2_VIEW_ID_BASE and up */
+	uint32_t pid;            /* from the sid's last "-P<hex>"; TR2_VIEW_ID_BASE and up when the
+				    sid has none or a process of the view that has not ended
+				    has it already (pid namespaces, merged traces) */
 	int index;               /* order of appearance, from 0 */
 	char *name;              /* cmd_name, else argv[0]'s last part; NULL until known */
 	bool named_by_cmd;       /* name came from cmd_name: a later start does not change it */
 	int64_t first_ns, last_ns;
 	bool started;            /* chrome: its output has begun (the '[' written) */
+	bool ended;              /* its atexit or signal was seen (tr2_view_end) */
 	struct tr2_view_thread **threads;
 	int nthreads, last_thread;
 	struct tr2_view_child *children;
@@ -67,10 +70,36 @@ struct tr2_view {
 	uint32_t next_id;
 };
 
-/* The event's time in ns since the Unix epoch. */
+/* µs (a time or a t_rel) as ns, clamped to what int64_t holds with room for
+ * time_ns (±292 years around 1970: every real time).  Sums and differences
+ * of such values, whatever a hostile EVENT line says, go through
+ * tr2_view_add and tr2_view_sub. */
+static inline int64_t tr2_view_us_to_ns(int64_t us)
+{
+	const int64_t max_us = (INT64_MAX - 999) / 1000;
+
+	return (us > max_us ? max_us : us < -max_us ? -max_us : us) * 1000;
+}
+
+/* The event's time in ns since the Unix epoch (time_ns: at most 999 either way). */
 static inline int64_t tr2_view_ns(const struct tr2_ev *ev)
 {
-	return ev->time_us * 1000 + ev->time_ns;
+	return tr2_view_us_to_ns(ev->time_us) + ev->time_ns;
+}
+
+/* a + b and a - b, saturated at INT64_MIN and INT64_MAX: sums of durations. */
+static inline int64_t tr2_view_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+static inline int64_t tr2_view_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? INT64_MAX : INT64_MIN) : r;
 }
 
 /* FNV-1a of a string, for hash tables of names. */
@@ -122,6 +151,12 @@ bool tr2_view_child_take(struct tr2_view_proc *p, int child_id, struct tr2_view_
 
 /* The process whose pid is pid, or NULL. */
 struct tr2_view_proc *tr2_view_proc_by_pid(const struct tr2_view *v, uint32_t pid);
+
+/* Marks p ended (its atexit or signal): a later process may reuse its pid. */
+static inline void tr2_view_end(struct tr2_view_proc *p)
+{
+	p->ended = true;
+}
 
 /* Sets p's name from a cmd_name (name) or a start (argv[0]'s last part). */
 void tr2_view_name_proc(struct tr2_view_proc *p, const struct tr2_ev *ev);

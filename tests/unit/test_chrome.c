@@ -226,6 +226,44 @@ static void test_chrome_per_process(void **state)
 	rmdir(dir);
 }
 
+/* Two processes running at once with one pid (pid namespaces, merged
+ * traces): the second gets an id of its own; after the first has ended,
+ * its pid is free again. */
+static void test_chrome_same_pid(void **state)
+{
+	static const char *const sids[3] = {
+		SID, "20261121T202609.000000Z-H0a7c9cdf-P00000eef", "20261121T202610.000000Z-H0a7c9cdf-P00000eef",
+	};
+	struct tr2_target t;
+	char path[64];
+	char *out, *p;
+	struct tr2_ev ev;
+
+	(void)state;
+	open_target(&t, &tr2_tgt_chrome, path, false);
+	for (int i = 0; i < 3; i++) {
+		ev = ev_at(TR2_EV_VERSION, "main", i, 0);
+		ev.sid = sids[i];
+		tr2_target_emit(&t, &ev);
+		if (i == 1) {
+			ev = ev_at(TR2_EV_ATEXIT, "main", 5, 0);
+			tr2_target_emit(&t, &ev);
+		}
+	}
+	tr2_target_finish(&t);
+	tr2_dst_close(t.dst);
+	out = slurp(path);
+	p = strstr(out, "P00000eef\"}}\n,{\"name\":\"thread_name\"");
+	assert_non_null(p);
+	p = strstr(p + 1, ",{\"name\":\"process_name\"");
+	assert_non_null(p);
+	assert_memory_equal(p, ",{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":" TS "001.000,\"pid\":4194305,", 73);
+	p = strstr(p + 1, ",{\"name\":\"process_name\"");
+	assert_non_null(p);
+	assert_memory_equal(p, ",{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":" TS "002.000,\"pid\":3823,", 70);
+	free(out);
+}
+
 static void test_folded_lines(void **state)
 {
 	struct tr2_target t;
@@ -278,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_chrome_flow),
 		cmocka_unit_test(test_chrome_empty),
 		cmocka_unit_test(test_chrome_per_process),
+		cmocka_unit_test(test_chrome_same_pid),
 		cmocka_unit_test(test_folded_lines),
 		cmocka_unit_test(test_folded_sum),
 	};
