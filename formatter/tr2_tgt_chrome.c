@@ -49,8 +49,9 @@
  * data, the JSON value itself for data_json); timer and th_timer (named
  * "<category>/<name>", seconds as in EVENT).  tr2-bpf's lost-events marker
  * (data "tr2"/"lost_events") is a global instant ("s":"g", drawn across the
- * whole trace) coloured "terrible" (red).  counter and th_counter are
- * counter tracks ("ph":"C", "<category>/<name>", args {"count": N}).
+ * whole trace) coloured "terrible" (red).  counter is a point of the
+ * process's counter track ("ph":"C", "<category>/<name>", args {"count":
+ * N}); th_counter, a thread's share, an instant of that name on the thread.
  * Strings are escaped as in EVENT (tr2_json_add_string).
  */
 #include <stdlib.h>
@@ -548,17 +549,28 @@ static void fn_timer(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr
 	args_end(b, &first, ev);
 }
 
+/* counter: a point of the process's counter track; th_counter, one
+ * thread's share, an instant on that thread (on the track it would make
+ * the process's total jump) */
 static void fn_counter(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr2_tgt_opts *opts)
 {
 	struct ctx c = enter(b, ev, opts);
+	const char *name = slash_name(&c.st->scratch, ev->category, ev->name);
 	bool first = true;
 
-	ev_begin(b, &c, slash_name(&c.st->scratch, ev->category, ev->name), 'C', c.ns, c.p->pid, c.t->tid);
+	if (ev->kind == TR2_EV_TH_COUNTER)
+		instant(b, &c, name);
+	else
+		ev_begin(b, &c, name, 'C', c.ns, c.p->pid, c.t->tid);
 	tr2_buf_addlit(b, ",\"cat\":");
 	tr2_json_add_string(b, tr2_ev_kind_name(ev->kind));
 	arg_int(b, &first, "count", ev->count);
-	tr2_buf_putc(b, '}');
-	ev_end(b);
+	if (ev->kind == TR2_EV_TH_COUNTER) {
+		args_end(b, &first, ev);
+	} else {
+		tr2_buf_putc(b, '}');
+		ev_end(b);
+	}
 }
 
 /* The end of the trace: the regions still open end at their process's last

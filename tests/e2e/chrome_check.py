@@ -9,8 +9,9 @@ TRACE.json is parsed with Python's json module.  Checked:
     "tid" (integers) and "ts" (a number);
   - per thread (pid, tid): every "B" has its "E", with the same name, and
     the slices ("B"/"E" pairs and "X") nest: none overlaps another partly;
-  - per thread, named by its thread_name metadata, the event names in file
-    order are those the PERF lines of that thread give, line for line:
+  - per thread name (its thread_name metadata; the threads of that name in
+    every process, as PERF names them), the event names in file order are
+    those the PERF lines of that thread name give, line for line:
     region_enter and region_leave "<category>:<label>", data and data_json
     "<category>/<key>",
     timer and counter "<category>/<name>", child_exit a "child:" slice, every
@@ -62,7 +63,7 @@ def main():
     thread_names = {}
     stacks = {}        # (pid, tid) -> [(name, start)]
     slices = {}        # (pid, tid) -> [(start, end, name)]
-    got = {}           # (pid, tid) -> [name]
+    got = {}           # thread name -> [name], all processes' threads of that name in file order
     for i, ev in enumerate(events):
         where = "event %d (%s)" % (i, json.dumps(ev)[:120])
         if not isinstance(ev, dict):
@@ -101,7 +102,7 @@ def main():
         name = ev["name"]
         if ph == "X" and name.startswith("child:"):
             name = "child:"
-        got.setdefault(key, []).append(name)
+        got.setdefault(thread_names.get(key, "?"), []).append(name)
 
     for key, st in stacks.items():
         for name, _ in st:
@@ -117,9 +118,8 @@ def main():
             open_ends.append((end, name))
 
     want = perf_names(perf_path)
-    by_name = {thread_names.get(k, "?"): v for k, v in got.items()}
-    for thread in sorted(set(want) | set(by_name)):
-        w, g = want.get(thread, []), by_name.get(thread, [])
+    for thread in sorted(set(want) | set(got)):
+        w, g = want.get(thread, []), got.get(thread, [])
         if w != g:
             fail(problems, "thread %s: names differ from PERF's:\n  PERF:   %s\n  chrome: %s" % (thread, w, g))
 
@@ -127,7 +127,7 @@ def main():
         print("chrome_check: " + p)
     if problems:
         return 1
-    print("chrome_check: ok, %d events, %d threads" % (len(events), len(got)))
+    print("chrome_check: ok, %d events, %d threads" % (len(events), len(slices.keys() | thread_names.keys())))
     return 0
 
 

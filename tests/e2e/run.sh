@@ -72,7 +72,8 @@ run_pid() {
 }
 
 # --- every message group, run traced from the first event -------------
-$BPF --normal="$T/a.n" --perf="$T/a.p" --event="$T/a.e" --event-nesting=10 -- $P/tr2_allapi 2> "$T/a.err"
+$BPF --normal="$T/a.n" --perf="$T/a.p" --event="$T/a.e" --event-nesting=10 --chrome="$T/a.c" -- $P/tr2_allapi \
+	2> "$T/a.err"
 expect_eq "allapi -- CMD: exit status is CMD's" 3 $?
 expect_eq "allapi -- CMD: summary line" "tr2-bpf: 49 events, 0 lost" "$(tail -1 "$T/a.err")"
 expect_eq "allapi -- CMD: one EVENT line per event" 49 "$(wc -l < "$T/a.e")"
@@ -141,6 +142,12 @@ masked event "$T/sock.out" | grep -v '"thread":"th' > "$T/sock.m"
 $BPF --event="$T/sock.file" -- $P/tr2_shared 2>/dev/null
 masked event "$T/sock.file" | grep -v '"thread":"th' > "$T/sockf.m"
 same "af_unix:stream: destination" "$T/sockf.m" "$T/sock.m"
+
+if out=$(python3 tests/e2e/chrome_check.py "$T/a.c" "$T/a.p"); then ok "allapi -- CMD: --chrome: $out"
+else bad "allapi -- CMD: --chrome structure" "$out"; fi
+expect_eq "allapi -- CMD: --chrome: a flow arrow from the child slice to the traced child" \
+	'"name":"child","ph":"s" "name":"child","ph":"f" ' \
+	"$(grep -o '"name":"child","ph":"[sf]"' "$T/a.c" | tr '\n' ' ')"
 
 # --- the bundled example ------------------------------------------------
 mkdir -p "$T/tree/a/b" "$T/tree/c"
