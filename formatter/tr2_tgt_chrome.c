@@ -52,7 +52,8 @@
  * whole trace) coloured "terrible" (red).  counter is a point of the
  * process's counter track ("ph":"C", "<category>/<name>", args {"count":
  * N}); th_counter, a thread's share, an instant of that name on the thread.
- * Strings are escaped as in EVENT (tr2_json_add_string).
+ * Strings are escaped as in EVENT (tr2_json_add_string).  There is no BRIEF
+ * variant: --brief leaves this format (and folded) as it is.
  */
 #include <stdlib.h>
 #include <string.h>
