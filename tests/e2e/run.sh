@@ -80,6 +80,11 @@ expect_eq "allapi -- CMD: one EVENT line per event" 49 "$(wc -l < "$T/a.e")"
 for f in normal:n perf:p event:e; do
 	masked ${f%:*} "$T/a.${f#*:}" > "$T/a.${f#*:}.m" && same "allapi -- CMD: ${f%:*}" "$EXP/allapi.${f%:*}" "$T/a.${f#*:}.m"
 done
+if out=$(python3 tests/e2e/chrome_check.py "$T/a.c" "$T/a.p"); then ok "allapi -- CMD: --chrome: $out"
+else bad "allapi -- CMD: --chrome structure" "$out"; fi
+expect_eq "allapi -- CMD: --chrome: a flow arrow from the child slice to the traced child" \
+	'"name":"child","ph":"s" "name":"child","ph":"f" ' \
+	"$(grep -o '"name":"child","ph":"[sf]"' "$T/a.c" | tr '\n' ' ')"
 
 # --- the same program, attached mid-run with -p -----------------------
 run_pid "$T/ap" $P/tr2_allapi
@@ -89,6 +94,10 @@ expect_eq "allapi -p: summary line" "tr2-bpf: 34 events, 0 lost" "$(tail -1 "$T/
 for f in normal:n perf:p event:e; do
 	masked ${f%:*} "$T/ap.${f#*:}" > "$T/ap.${f#*:}.m" && same "allapi -p: ${f%:*}" "$EXP/allapi-pid.${f%:*}" "$T/ap.${f#*:}.m"
 done
+# tr2-fmt's --chrome of an attached run's EVENT lines, checked against its PERF
+$B/tr2-fmt --chrome "$T/ap.e" > "$T/ap.c"
+if out=$(python3 tests/e2e/chrome_check.py "$T/ap.c" "$T/ap.p"); then ok "allapi -p: tr2-fmt --chrome: $out"
+else bad "allapi -p: tr2-fmt --chrome structure" "$out"; fi
 
 # --- probes in shared objects, both ways ------------------------------
 $BPF --perf="$T/s.p" -- $P/tr2_shared 2> "$T/s.err"
@@ -142,12 +151,6 @@ masked event "$T/sock.out" | grep -v '"thread":"th' > "$T/sock.m"
 $BPF --event="$T/sock.file" -- $P/tr2_shared 2>/dev/null
 masked event "$T/sock.file" | grep -v '"thread":"th' > "$T/sockf.m"
 same "af_unix:stream: destination" "$T/sockf.m" "$T/sock.m"
-
-if out=$(python3 tests/e2e/chrome_check.py "$T/a.c" "$T/a.p"); then ok "allapi -- CMD: --chrome: $out"
-else bad "allapi -- CMD: --chrome structure" "$out"; fi
-expect_eq "allapi -- CMD: --chrome: a flow arrow from the child slice to the traced child" \
-	'"name":"child","ph":"s" "name":"child","ph":"f" ' \
-	"$(grep -o '"name":"child","ph":"[sf]"' "$T/a.c" | tr '\n' ' ')"
 
 # --- the bundled example ------------------------------------------------
 mkdir -p "$T/tree/a/b" "$T/tree/c"
