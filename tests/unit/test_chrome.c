@@ -187,6 +187,36 @@ static void test_chrome_flow(void **state)
 	free(out);
 }
 
+/* tr2-bpf attached inside a region: its region_leave has no t_rel, so the
+ * slice starts at the thread's first event. */
+static void test_chrome_before_trace(void **state)
+{
+	struct tr2_target t;
+	char path[64];
+	char *out, *x;
+	struct tr2_ev ev;
+
+	(void)state;
+	open_target(&t, &tr2_tgt_chrome, path, false);
+	ev = ev_at(TR2_EV_PRINTF, "th03:w", 10, 0);
+	ev.msg = "m";
+	tr2_target_emit(&t, &ev);
+	ev = ev_at(TR2_EV_REGION_LEAVE, "th03:w", 40, 500);
+	ev.category = "c";
+	ev.label = "l";
+	ev.msg = "x";
+	tr2_target_emit(&t, &ev);
+	tr2_target_finish(&t);
+	tr2_dst_close(t.dst);
+	out = slurp(path);
+	x = strstr(out, ",{\"name\":\"c:l\"");
+	assert_non_null(x);
+	assert_string_equal(x,
+",{\"name\":\"c:l\",\"ph\":\"X\",\"ts\":" TS "010.000,\"pid\":3823,\"tid\":4194305,\"dur\":30.500,\"cat\":\"c\",\"args\":{\"before_trace\":true,\"msg\":\"x\",\"file\":\"t.c\",\"line\":31}}\n"
+"]\n");
+	free(out);
+}
+
 /* Nothing traced: still a JSON array. */
 static void test_chrome_empty(void **state)
 {
@@ -314,6 +344,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chrome_lines),
 		cmocka_unit_test(test_chrome_flow),
+		cmocka_unit_test(test_chrome_before_trace),
 		cmocka_unit_test(test_chrome_empty),
 		cmocka_unit_test(test_chrome_per_process),
 		cmocka_unit_test(test_chrome_same_pid),
