@@ -49,6 +49,15 @@ static char *slurp(const char *path)
 	return s;
 }
 
+/* Ends t (tr2_target_finish), closes its file and returns what it holds
+ * (see slurp). */
+static char *finish_and_read(struct tr2_target *t, const char *path)
+{
+	assert_int_equal(tr2_target_finish(t), 0);
+	tr2_dst_close(t->dst);
+	return slurp(path);
+}
+
 /* An event of the test process at T0 + us µs + ns ns. */
 static struct tr2_ev ev_at(enum tr2_ev_kind kind, const char *thread, int us, int ns)
 {
@@ -132,9 +141,7 @@ static void test_chrome_lines(void **state)
 	(void)state;
 	open_target(&t, &tr2_tgt_chrome, path, false);
 	emit_trace(&t);
-	assert_int_equal(tr2_target_finish(&t), 0);
-	tr2_dst_close(t.dst);
-	out = slurp(path);
+	out = finish_and_read(&t, path);
 	assert_string_equal(out,
 "[{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":" TS "000.005," META "\"20261121T202608.011966Z-H0a7c9cdf-P00000eef\"}}\n"
 ",{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":" TS "000.005," META "\"main\"}}\n"
@@ -175,9 +182,7 @@ static void test_chrome_flow(void **state)
 	ev = ev_at(TR2_EV_CHILD_EXIT, "main", 9, 0);
 	ev.pid = 0xef0;
 	tr2_target_emit(&t, &ev);
-	tr2_target_finish(&t);
-	tr2_dst_close(t.dst);
-	out = slurp(path);
+	out = finish_and_read(&t, path);
 	flow = strstr(out, ",{\"name\":\"child\",\"ph\":\"s\"");
 	assert_non_null(flow);
 	assert_string_equal(flow,
@@ -206,9 +211,7 @@ static void test_chrome_before_trace(void **state)
 	ev.label = "l";
 	ev.msg = "x";
 	tr2_target_emit(&t, &ev);
-	tr2_target_finish(&t);
-	tr2_dst_close(t.dst);
-	out = slurp(path);
+	out = finish_and_read(&t, path);
 	x = strstr(out, ",{\"name\":\"c:l\"");
 	assert_non_null(x);
 	assert_string_equal(x,
@@ -226,9 +229,7 @@ static void test_chrome_empty(void **state)
 
 	(void)state;
 	open_target(&t, &tr2_tgt_chrome, path, false);
-	tr2_target_finish(&t);
-	tr2_dst_close(t.dst);
-	out = slurp(path);
+	out = finish_and_read(&t, path);
 	assert_string_equal(out, "[]\n");
 	free(out);
 }
@@ -244,10 +245,8 @@ static void test_chrome_per_process(void **state)
 	(void)state;
 	open_target(&t, &tr2_tgt_chrome, dir, true);
 	emit_trace(&t);
-	tr2_target_finish(&t);
-	tr2_dst_close(t.dst);
 	snprintf(path, sizeof(path), "%s/%s", dir, "20261121T202608.011966Z-H0a7c9cdf-P00000eef");
-	out = slurp(path);
+	out = finish_and_read(&t, path);
 	assert_memory_equal(out, "[{\"name\":\"process_name\"", 23);
 	assert_non_null(strstr(out, "\"name\":\"atexit\""));
 	assert_string_equal(strstr(out, "\"name\":\"atexit\""),
@@ -280,9 +279,7 @@ static void test_chrome_same_pid(void **state)
 			tr2_target_emit(&t, &ev);
 		}
 	}
-	tr2_target_finish(&t);
-	tr2_dst_close(t.dst);
-	out = slurp(path);
+	out = finish_and_read(&t, path);
 	p = strstr(out, "P00000eef\"}}\n,{\"name\":\"thread_name\"");
 	assert_non_null(p);
 	p = strstr(p + 1, ",{\"name\":\"process_name\"");
@@ -303,9 +300,7 @@ static void test_folded_lines(void **state)
 	(void)state;
 	open_target(&t, &tr2_tgt_folded, path, false);
 	emit_trace(&t);
-	assert_int_equal(tr2_target_finish(&t), 0);
-	tr2_dst_close(t.dst);
-	out = slurp(path);
+	out = finish_and_read(&t, path);
 	/* scan:pass from 10 to 200 µs less walk's 30: 160; the reader's region
 	 * began before the trace and is in no stack */
 	assert_string_equal(out,
@@ -332,9 +327,7 @@ static void test_folded_sum(void **state)
 		ev = ev_at(TR2_EV_REGION_LEAVE, "th02:w", 100 * i + 40, 600);
 		tr2_target_emit(&t, &ev);
 	}
-	tr2_target_finish(&t);
-	tr2_dst_close(t.dst);
-	out = slurp(path);
+	out = finish_and_read(&t, path);
 	assert_string_equal(out, "pid 3823;th02:w;a:b:x 122\n");
 	free(out);
 }
