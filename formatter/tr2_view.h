@@ -4,7 +4,7 @@
  * formatter/.
  *
  * Times here are ns since the Unix epoch: an event's time_us * 1000 +
- * time_ns (tr2_view_ns).
+ * time_ns (tr2_view_ns, clamped to what int64_t holds).
  */
 #ifndef TR2_VIEW_H
 #define TR2_VIEW_H
@@ -33,7 +33,8 @@ struct tr2_view_thread {
 	int64_t first_ns;              /* its first event */
 	struct tr2_view_frame *frames; /* the open regions, outermost first */
 	int depth, cap;
-	struct tr2_buf names;          /* the open regions' names */
+	struct tr2_buf names;          /* the open regions' names, each followed by what
+					  tr2_view_keep kept with it */
 };
 
 /* A child_start not yet matched by its child_exit. */
