@@ -83,7 +83,8 @@ else
 fi
 
 # --- speedscope in Chromium ---------------------------------------------
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+# CHROMIUM set (to a browser, or empty to see the skip) overrides the search
+CHROMIUM=${CHROMIUM-$(command -v chromium || command -v chromium-browser || true)}
 [ -n "$CHROMIUM" ] || skip "no chromium (Debian package chromium; scripts/install-deps.sh installs it)"
 SS=$NPM_DIR/node_modules/speedscope/dist/release
 if [ ! -f "$SS/index.html" ]; then
