@@ -316,32 +316,8 @@ grep -F '[.]' "$TMP/profile.all" | head -8 >"$TMP/profile.user" || true
 rm -f "$TMP"/*.perf
 
 # ---------------------------------------------------------------------------
-say "5/6 tr2-fmt: $FMT_LINES EVENT lines from tr2-bpf --event"
-# A git-like mix of region and data lines: 5 lines per iteration (the EVENT
-# target drops the sixth call, a datum at nesting 3, as git does), through a
-# ring large enough that nothing is lost.
-T taskset -c $TCPU "$TR2BPF" --probe-nop=5 --ring-buffer=512M --event="$TMP/gen.json" -- \
-	"$B" -c $PCPU mix $((FMT_LINES / 5 + 1000)) >/dev/null 2>"$TMP/gen.err" || true
-head -n $FMT_LINES "$TMP/gen.json" >"$TMP/events.json"
-rm -f "$TMP/gen.json"
-FMT_IN=$(wc -l <"$TMP/events.json")
-FMT_BYTES=$(wc -c <"$TMP/events.json")
-# The fastest of 3 runs per format, interleaved: a run takes under a
-# second, and this VM's timings move by tens of percent from run to run.
-declare -A fmt_rate fmt_status
-for r in 1 2 3; do
-	for f in perf normal event; do
-		t0=$(date +%s%N)
-		st=0
-		T "$TR2FMT" --$f "$TMP/events.json" >/dev/null 2>"$TMP/fmt.err" || st=$?
-		t1=$(date +%s%N)
-		rate=$(calc %.0f "$FMT_IN / (($t1 - $t0) / 1e9)")
-		(( rate > ${fmt_rate[$f]:-0} )) && fmt_rate[$f]=$rate
-		(( st > ${fmt_status[$f]:-0} )) && fmt_status[$f]=$st
-		fmt_status[$f]=${fmt_status[$f]:-0}
-	done
-done
-for f in perf normal event; do say "  --$f: ${fmt_rate[$f]} lines/s (exit status ${fmt_status[$f]})"; done
+# shellcheck source=bench/fmt.sh
+. "$(dirname "$0")/fmt.sh"
 
 # Where its instructions go: callgrind on the first 20000 lines, --perf.
 CG_LINES=20000
@@ -552,15 +528,11 @@ The empty program, which reads nothing, costs the same for every probe: $(med em
 Input: $FMT_IN EVENT lines ($(calc %.0f "$FMT_BYTES / 1048576") MiB) written by
 \`tr2-bpf --event\` from \`tr2bench mix\`: a region holding an integer datum and a nested
 region, git-like \`region_enter\`, \`region_leave\` and \`data\` lines. Output to /dev/null,
-the fastest of 3 runs each.
+the fastest of 3 runs each (\`bench/fmt.sh\`, which also runs by itself). \`--chrome\` writes
+every line as it comes; \`--folded\` writes its few stacks at the end, so its figure is the
+reading and the bookkeeping of the regions.
 
-| tr2-fmt | lines per second |
-| --- | ---: |
-| \`--perf\` | ${fmt_rate[perf]} |
-| \`--normal\` | ${fmt_rate[normal]} |
-| \`--event\` | ${fmt_rate[event]} |
-$( [ "${fmt_status[perf]}${fmt_status[normal]}${fmt_status[event]}" = 000 ] || echo "
-tr2-fmt exit statuses: perf ${fmt_status[perf]}, normal ${fmt_status[normal]}, event ${fmt_status[event]} (1: some lines were malformed)." )
+$(fmt_table)
 
 Under callgrind (\`--perf\`, the first $CG_LINES lines): $CG_PER_LINE instructions per line, $CG_PARSE% of
 them in \`tr2_reader_parse\` (reading the JSON into an event), $CG_JSON% in its JSON layer

@@ -584,3 +584,8 @@ void tr2_dst_close(struct tr2_dst *d)
 	free(d->name);
 	free(d);
 }
+
+bool tr2_dst_per_process(const struct tr2_dst *d)
+{
+	return d && d->kind == DST_DIR;
+}

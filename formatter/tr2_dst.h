@@ -118,6 +118,9 @@ int tr2_dst_commit(struct tr2_dst *d);
  * failed (reported once). */
 int tr2_dst_flush(struct tr2_dst *d);
 
+/* True when d writes one file per process (a directory destination). */
+bool tr2_dst_per_process(const struct tr2_dst *d);
+
 /* Flushes, closes (descriptors it opened, never fd 1 or a "2".."9" one) and
  * frees; NULL is allowed. */
 void tr2_dst_close(struct tr2_dst *d);

@@ -72,6 +72,9 @@ struct tr2_ev {
 	const char *sid;     /* git's session id, "<UTC start>-H<8 hex>-P<8 hex pid>", parents first, '/'-joined; depth = number of '/' */
 	const char *thread;  /* "main" or "th%02d:<base>", at most 24 bytes (git's TR2_MAX_THREAD_NAME) */
 	int64_t time_us;     /* wall-clock time of the event, µs since the Unix epoch (UTC) */
+	int time_ns;         /* the ns past time_us, 0..999, where the producer knows them
+				(tr2-bpf); 0 otherwise (EVENT lines carry µs).  Only the
+				chrome and folded targets use them */
 	const char *file;    /* source file of the call site; NULL or "" when none */
 	int line;            /* source line of the call site; 0 when none */
 

@@ -19,12 +19,14 @@
 #define EXIT_TROUBLE 2     /* usage error, unreadable FILE, or output failure */
 
 static const char usage_text[] =
-"Usage: tr2-fmt [--normal[=DEST]|--perf[=DEST]|--event[=DEST]] [--brief]\n"
-"               [--event-nesting=N] [--max-files=N] [FILE...]\n"
+"Usage: tr2-fmt [--normal[=DEST]|--perf[=DEST]|--event[=DEST]|--chrome[=DEST]|\n"
+"                --folded[=DEST]] [--brief] [--event-nesting=N] [--max-files=N]\n"
+"               [FILE...]\n"
 "\n"
 "Converts Trace2 EVENT-format lines, as git writes them to GIT_TRACE2_EVENT or\n"
 "tr2-bpf writes them with --event, into one of git's three Trace2 formats, laid\n"
-"out byte for byte as git itself writes that format.\n"
+"out byte for byte as git itself writes that format, or into one of two views\n"
+"for trace viewers.\n"
 "\n"
 "Reads each FILE in turn as one stream (a process's lines may continue in the\n"
 "next FILE); with no FILE, or where FILE is -, reads standard input.  The lines\n"
@@ -36,6 +38,12 @@ static const char usage_text[] =
 "  --perf[=DEST]      git's PERF format, as GIT_TRACE2_PERF writes it; the default\n"
 "  --event[=DEST]     git's EVENT format, as GIT_TRACE2_EVENT writes it; git's\n"
 "                     own lines come out unchanged\n"
+"  --chrome[=DEST]    Chrome Trace Event Format (JSON array), the format Perfetto\n"
+"                     UI, chrome://tracing and speedscope open: regions as\n"
+"                     slices, the other events as instants and counters\n"
+"  --folded[=DEST]    region self time as collapsed stacks, one line per stack\n"
+"                     (process;thread;category:label;... microseconds), for\n"
+"                     flamegraph.pl, inferno and speedscope; written at the end\n"
 "  --brief            the BRIEF variant (GIT_TRACE2_BRIEF, GIT_TRACE2_PERF_BRIEF,\n"
 "                     GIT_TRACE2_EVENT_BRIEF): NORMAL and PERF lose the time and\n"
 "                     file:line columns, EVENT keeps \"time\" only on version and\n"
@@ -95,14 +103,18 @@ static const char usage_text[] =
 "  tr2-bpf --event -- ./app | tr2-fmt --perf\n"
 "      trace a program live, keep only the PERF view\n"
 "  tr2-fmt --event --event-nesting=2 deep.json > shallow.json\n"
-"      drop the regions git would not have written by default\n";
+"      drop the regions git would not have written by default\n"
+"  tr2-fmt --chrome /tmp/ev.json > /tmp/trace.json\n"
+"      a timeline to open in ui.perfetto.dev, chrome://tracing or speedscope\n";
 
-enum { OPT_NORMAL = 256, OPT_PERF, OPT_EVENT, OPT_BRIEF, OPT_NESTING, OPT_MAX_FILES };
+enum { OPT_NORMAL = 256, OPT_PERF, OPT_EVENT, OPT_CHROME, OPT_FOLDED, OPT_BRIEF, OPT_NESTING, OPT_MAX_FILES };
 
 static const struct option long_options[] = {
 	{ "normal", optional_argument, NULL, OPT_NORMAL },
 	{ "perf", optional_argument, NULL, OPT_PERF },
 	{ "event", optional_argument, NULL, OPT_EVENT },
+	{ "chrome", optional_argument, NULL, OPT_CHROME },
+	{ "folded", optional_argument, NULL, OPT_FOLDED },
 	{ "max-files", required_argument, NULL, OPT_MAX_FILES },
 	{ "brief", no_argument, NULL, OPT_BRIEF },
 	{ "event-nesting", required_argument, NULL, OPT_NESTING },
@@ -238,14 +250,15 @@ static int convert(FILE *f, const char *name, struct tr2_reader *rd, struct tr2_
 int main(int argc, char **argv)
 {
 	const struct tr2_tgt *tgt = NULL;
+	struct tr2_tgt_opts opts = { .event_nesting = INT_MAX };
 	struct tr2_target t = { 0 };
+	struct tr2_dst *dst;
 	struct tr2_reader *rd;
 	char err[256];
 	struct input in = { .cap = INPUT_BLOCK };
 	const char *dest = NULL;        /* NULL: standard output */
 	int c, status = 0, max_files = 0;
 
-	t.opts.event_nesting = INT_MAX;
 	opterr = 0;   /* messages below name the program "tr2-fmt", not argv[0] */
 	while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
 		const struct tr2_tgt *want = NULL;
@@ -256,6 +269,8 @@ int main(int argc, char **argv)
 		case OPT_NORMAL: want = &tr2_tgt_normal; dest = optarg; break;
 		case OPT_PERF: want = &tr2_tgt_perf; dest = optarg; break;
 		case OPT_EVENT: want = &tr2_tgt_event; dest = optarg; break;
+		case OPT_CHROME: want = &tr2_tgt_chrome; dest = optarg; break;
+		case OPT_FOLDED: want = &tr2_tgt_folded; dest = optarg; break;
 		case OPT_MAX_FILES:
 			errno = 0;
 			n = strtol(optarg, &end, 10);
@@ -263,13 +278,13 @@ int main(int argc, char **argv)
 				return usage_error("--max-files wants a number of files, not '%s'", optarg);
 			max_files = (int)n;
 			break;
-		case OPT_BRIEF: t.opts.brief = 1; break;
+		case OPT_BRIEF: opts.brief = 1; break;
 		case OPT_NESTING:
 			errno = 0;
 			n = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || n < 1 || n > INT_MAX)
 				return usage_error("--event-nesting wants an integer >= 1, not '%s'", optarg);
-			t.opts.event_nesting = (int)n;
+			opts.event_nesting = (int)n;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -280,17 +295,16 @@ int main(int argc, char **argv)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 		if (want && tgt && want != tgt)
-			return usage_error("choose one of --normal, --perf and --event");
+			return usage_error("choose one of --normal, --perf, --event, --chrome and --folded");
 		if (want)
 			tgt = want;
 	}
-	t.tgt = tgt ? tgt : &tr2_tgt_perf;
-
-	t.dst = tr2_dst_open(dest, err, sizeof(err));
-	if (!t.dst) {
+	dst = tr2_dst_open(dest, err, sizeof(err));
+	if (!dst) {
 		fprintf(stderr, "tr2-fmt: %s\n", err);
 		return EXIT_TROUBLE;
 	}
+	tr2_target_init(&t, tgt ? tgt : &tr2_tgt_perf, &opts, dst);
 	tr2_dst_set_max_files(t.dst, max_files);
 	rd = tr2_reader_new();
 	in.buf = malloc(in.cap);
@@ -316,10 +330,13 @@ int main(int argc, char **argv)
 			fclose(f);
 	}
 
+	/* what a stateful format writes at the end (chrome's ']', folded's
+	 * stacks); a destination that failed already drops it */
+	if (tr2_target_finish(&t) || tr2_dst_flush(t.dst))
+		status |= EXIT_TROUBLE;
 	free(in.buf);
 	tr2_reader_free(rd);
 	tr2_dst_close(t.dst);
-	tr2_buf_free(&t.buf);
 	/* exit status 2 outranks 1 */
 	return status & EXIT_TROUBLE ? EXIT_TROUBLE : status & EXIT_MALFORMED;
 }

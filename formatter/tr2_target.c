@@ -1,4 +1,5 @@
 /* tr2_target.c: a format bound to a destination (see tr2_tgt.h). */
+#include <string.h>
 #include "tr2_dst.h"
 #include "tr2_tgt.h"
 
@@ -41,5 +42,41 @@ int tr2_target_emit(struct tr2_target *t, const struct tr2_ev *ev)
 	/* The last event of a process: a directory destination closes its file. */
 	if (ev->kind == TR2_EV_ATEXIT || ev->kind == TR2_EV_SIGNAL)
 		tr2_dst_end_process(t->dst, ev->sid);
+	return rc;
+}
+
+const struct tr2_tgt *tr2_tgt_of(enum tr2_format fmt)
+{
+	switch (fmt) {
+	case TR2_FMT_NORMAL: return &tr2_tgt_normal;
+	case TR2_FMT_PERF: return &tr2_tgt_perf;
+	case TR2_FMT_EVENT: return &tr2_tgt_event;
+	case TR2_FMT_CHROME: return &tr2_tgt_chrome;
+	case TR2_FMT_FOLDED: return &tr2_tgt_folded;
+	}
+	return NULL;
+}
+
+void tr2_target_init(struct tr2_target *t, const struct tr2_tgt *tgt,
+		     const struct tr2_tgt_opts *opts, struct tr2_dst *dst)
+{
+	memset(t, 0, sizeof(*t));
+	t->tgt = tgt;
+	t->opts = *opts;
+	t->dst = dst;
+	t->opts.per_process = tr2_dst_per_process(dst);
+	t->opts.state = tgt->state_new ? tgt->state_new() : NULL;
+}
+
+int tr2_target_finish(struct tr2_target *t)
+{
+	int rc = 0;
+
+	if (t->tgt && t->tgt->finish)
+		rc = t->tgt->finish(t);
+	if (t->tgt && t->tgt->state_free)
+		t->tgt->state_free(t->opts.state);
+	t->opts.state = NULL;
+	tr2_buf_free(&t->buf);
 	return rc;
 }

@@ -1,24 +1,34 @@
 /* tr2_tgt.h: the Trace2 targets, one per output format, behind one interface.
  *
  * Modelled on git's struct tr2_tgt (trace2/tr2_tgt.h): each format is one
- * file (tr2_tgt_normal.c, tr2_tgt_perf.c, tr2_tgt_event.c) that fills one
- * table with a function per event kind; a NULL slot means the format ignores
- * that kind.  A target formats each event into one line and hands it to its
- * destination (tr2_dst.h), which writes the whole line at once.
+ * file (tr2_tgt_normal.c, tr2_tgt_perf.c, tr2_tgt_event.c, tr2_tgt_chrome.c)
+ * that fills one table with a function per event kind; a NULL slot means the
+ * format ignores that kind.  A target formats each event into one line and
+ * hands it to its destination (tr2_dst.h), which writes the whole line at once.
+ *
+ * A view that needs more than the event at hand (chrome: which threads it has
+ * named and which slices are open; folded: every region before it can write
+ * one line) keeps state behind its table, as uftrace's dump ops do: state_new
+ * makes it, the event functions reach it as opts->state, and finish writes
+ * what remains at the end of the trace (tr2_target_finish).
  */
 #ifndef TR2_TGT_H
 #define TR2_TGT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "tr2_event.h"
 
 struct tr2_dst;
 
-enum tr2_format { TR2_FMT_NORMAL, TR2_FMT_PERF, TR2_FMT_EVENT };
+enum tr2_format { TR2_FMT_NORMAL, TR2_FMT_PERF, TR2_FMT_EVENT, TR2_FMT_CHROME, TR2_FMT_FOLDED };
 
 struct tr2_tgt_opts {
 	int brief;          /* the BRIEF variant (GIT_TRACE2_BRIEF / GIT_TRACE2_PERF_BRIEF / GIT_TRACE2_EVENT_BRIEF) */
 	int event_nesting;  /* EVENT only: region nesting limit, git's GIT_TRACE2_EVENT_NESTING (default 2) */
+	bool per_process;   /* set by tr2_target_init: the destination is a directory, one file
+			       per process (sid); chrome then writes one JSON array per file */
+	void *state;        /* set by tr2_target_init: the state of a target with state_new, else NULL */
 };
 
 /* A growable line buffer; targets append one line (with its '\n') per event. */
@@ -30,15 +40,31 @@ struct tr2_buf {
 /* Formats one event into buf (appending); leaves buf unchanged when the format skips the event. */
 typedef void (*tr2_tgt_fn)(struct tr2_buf *buf, const struct tr2_ev *ev, const struct tr2_tgt_opts *opts);
 
-/* One format: its name ("normal", "perf", "event") and one function per event kind. */
+struct tr2_target;
+
+/* One format: its name ("normal", "perf", "event", "chrome", "folded") and
+ * one function per event kind; the last three members are NULL for the
+ * formats that keep no state (NORMAL, PERF, EVENT). */
 struct tr2_tgt {
 	const char *name;
 	tr2_tgt_fn fn[TR2_EV__COUNT];
+	void *(*state_new)(void);           /* the state the functions find in opts->state */
+	/* At the end of the trace: writes what is still due to t->dst with
+	 * tr2_dst_write, naming each line's process (sid) so that a directory
+	 * destination puts it into that process's file.  Returns 0, or -1 when
+	 * the destination failed. */
+	int (*finish)(struct tr2_target *t);
+	void (*state_free)(void *state);
 };
 
 extern const struct tr2_tgt tr2_tgt_normal;
 extern const struct tr2_tgt tr2_tgt_perf;
 extern const struct tr2_tgt tr2_tgt_event;
+extern const struct tr2_tgt tr2_tgt_chrome;  /* Chrome Trace Event Format, see tr2_tgt_chrome.c */
+extern const struct tr2_tgt tr2_tgt_folded;  /* collapsed stacks of region self time, see tr2_tgt_folded.c */
+
+/* The target of a format (enum tr2_format); NULL when out of range. */
+const struct tr2_tgt *tr2_tgt_of(enum tr2_format fmt);
 
 /* A format bound to a destination. */
 struct tr2_target {
@@ -60,6 +86,23 @@ struct tr2_target {
  * "too_many_files" event; an atexit or signal event ends the process's file.
  */
 int tr2_target_emit(struct tr2_target *t, const struct tr2_ev *ev);
+
+/*
+ * Binds format tgt, with opts (copied; per_process and state are filled in
+ * here), to destination dst, which the caller opened and closes after
+ * tr2_target_finish.  Makes the format's state (state_new); aborts only if
+ * memory runs out.
+ */
+void tr2_target_init(struct tr2_target *t, const struct tr2_tgt *tgt,
+		     const struct tr2_tgt_opts *opts, struct tr2_dst *dst);
+
+/*
+ * Ends the trace for t: a stateful format writes what is still due (chrome:
+ * the ends of slices left open and the closing ']'; folded: every stack),
+ * then the state and t->buf are freed; t->dst stays open (the caller
+ * flushes and closes it).  Returns 0, or -1 when the destination failed.
+ */
+int tr2_target_finish(struct tr2_target *t);
 
 /* Appends to a buffer; they abort() on allocation failure. */
 void tr2_buf_add(struct tr2_buf *b, const void *data, size_t len);

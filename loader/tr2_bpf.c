@@ -52,6 +52,12 @@ static const char usage[] =
 "      --normal[=DEST]    git's NORMAL format (GIT_TRACE2)\n"
 "      --perf[=DEST]      git's PERF format (GIT_TRACE2_PERF)\n"
 "      --event[=DEST]     git's EVENT format, JSON lines (GIT_TRACE2_EVENT)\n"
+"      --chrome[=DEST]    Chrome Trace Event Format (JSON), the format Perfetto\n"
+"                         UI, chrome://tracing and speedscope open; written as\n"
+"                         events arrive, the closing ']' at the end\n"
+"      --folded[=DEST]    region self time as collapsed stacks (process;thread;\n"
+"                         category:label;... microseconds), for flame graphs;\n"
+"                         written at the end\n"
 "      --brief            the BRIEF variant of every chosen format\n"
 "      --event-nesting=N  EVENT region nesting limit (default 2, as\n"
 "                         GIT_TRACE2_EVENT_NESTING)\n"
@@ -139,7 +145,8 @@ static const char usage[] =
 "  sudo tr2-bpf -p 4242                       PERF lines of process 4242, live\n"
 "  sudo tr2-bpf --perf -- ./prog arg          trace ./prog from its start\n"
 "  sudo tr2-bpf --event=/tmp/t.json --normal=2 -p 4242\n"
-"  sudo tr2-bpf --event=/var/log/tr2/ -- make  one EVENT file per process\n";
+"  sudo tr2-bpf --event=/var/log/tr2/ -- make  one EVENT file per process\n"
+"  sudo tr2-bpf --chrome=/tmp/t.json -- ./prog  open /tmp/t.json in ui.perfetto.dev\n";
 
 static volatile sig_atomic_t exiting;
 static struct tr2_summary *summary;   /* --summary */
@@ -455,7 +462,7 @@ static void parse_summary_opt(struct summary_opts *o, int opt, const char *arg)
 		o->keys_set = 1;
 		o->keys = parse_number(arg, 1, 1 << 20, "bad --summary-keys '%s': want a number from 1 to 1048576");
 		break;
-	case 'C':
+	case 'c':
 		free(o->cat_list);
 		o->ncats = 0;   /* the last --category counts */
 		list = o->cat_list = strdup(arg);
@@ -517,6 +524,8 @@ int main(int argc, char **argv)
 		{ "normal", optional_argument, NULL, 'N' },
 		{ "perf", optional_argument, NULL, 'P' },
 		{ "event", optional_argument, NULL, 'E' },
+		{ "chrome", optional_argument, NULL, 'C' },
+		{ "folded", optional_argument, NULL, 'F' },
 		{ "brief", no_argument, NULL, 'B' },
 		{ "event-nesting", required_argument, NULL, 'n' },
 		{ "ring-buffer", required_argument, NULL, 'b' },
@@ -526,7 +535,7 @@ int main(int argc, char **argv)
 		{ "hist", no_argument, NULL, 'H' },
 		{ "summary-json", optional_argument, NULL, 'J' },
 		{ "summary-keys", required_argument, NULL, 'K' },
-		{ "category", required_argument, NULL, 'C' },
+		{ "category", required_argument, NULL, 'c' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -555,9 +564,12 @@ int main(int argc, char **argv)
 		case 'N':
 		case 'P':
 		case 'E':
+		case 'C':
+		case 'F':
 			if (nformats == 8)
 				fail("too many formats");
-			formats[nformats].fmt = opt == 'N' ? TR2_FMT_NORMAL : opt == 'P' ? TR2_FMT_PERF : TR2_FMT_EVENT;
+			formats[nformats].fmt = opt == 'N' ? TR2_FMT_NORMAL : opt == 'P' ? TR2_FMT_PERF :
+						opt == 'E' ? TR2_FMT_EVENT : opt == 'C' ? TR2_FMT_CHROME : TR2_FMT_FOLDED;
 			formats[nformats++].dest = optarg;
 			break;
 		case 'B':
@@ -585,7 +597,7 @@ int main(int argc, char **argv)
 		case 'H':
 		case 'J':
 		case 'K':
-		case 'C':
+		case 'c':
 			parse_summary_opt(&sum, opt, optarg);
 			break;
 		case 'v':
@@ -614,16 +626,14 @@ int main(int argc, char **argv)
 		nformats = 1;
 	}
 	for (int i = 0; i < nformats; i++) {
-		targets[i].tgt = formats[i].fmt == TR2_FMT_NORMAL ? &tr2_tgt_normal :
-				 formats[i].fmt == TR2_FMT_PERF ? &tr2_tgt_perf : &tr2_tgt_event;
-		targets[i].opts.brief = brief;
-		targets[i].opts.event_nesting = event_nesting;
-		memset(&targets[i].buf, 0, sizeof(targets[i].buf));
-		targets[i].dst = tr2_dst_open(formats[i].dest, err, sizeof(err));
-		if (!targets[i].dst)
+		struct tr2_tgt_opts topts = { .brief = brief, .event_nesting = event_nesting };
+		struct tr2_dst *dst = tr2_dst_open(formats[i].dest, err, sizeof(err));
+
+		if (!dst)
 			fail("%s", err);
-		tr2_dst_set_max_files(targets[i].dst, max_files);
-		tr2_dst_set_buffered(targets[i].dst, true);
+		tr2_target_init(&targets[i], tr2_tgt_of(formats[i].fmt), &topts, dst);
+		tr2_dst_set_max_files(dst, max_files);
+		tr2_dst_set_buffered(dst, true);
 		target_ptrs[i] = &targets[i];
 	}
 
@@ -801,6 +811,12 @@ int main(int argc, char **argv)
 	tr2_ring_consume(rb);
 	mark_losses(&tr);
 	tr2_session_flush(tr.session);
+	/* the views' ends (chrome's ']', folded's stacks), before the summary
+	 * line, which stays the last on stderr even for a DEST of 2 */
+	for (int i = 0; i < nformats; i++) {
+		tr2_target_finish(&targets[i]);
+		tr2_dst_flush(targets[i].dst);
+	}
 	if (child) {
 		/* Tracing stopped before CMD ended.  The output closed: CMD runs on
 		 * untraced and its status is still ours.  Ctrl-C: the terminal
@@ -864,10 +880,8 @@ int main(int argc, char **argv)
 	if (sum.json)
 		tr2_dst_close(sum.json);
 	free(sum.cat_list);
-	for (int i = 0; i < nformats; i++) {
+	for (int i = 0; i < nformats; i++)
 		tr2_dst_close(targets[i].dst);
-		tr2_buf_free(&targets[i].buf);
-	}
 	free(tr.procs);
 	free(tr.losses);
 	free(ld_so);

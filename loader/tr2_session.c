@@ -364,6 +364,7 @@ static void ev_init(struct tr2_session *s, struct tr2_ev *ev, enum tr2_ev_kind k
 	ev->sid = p->sid;
 	ev->thread = t->name;
 	ev->time_us = ((int64_t)ts + s->mono_to_real_ns) / 1000;
+	ev->time_ns = (int)(((int64_t)ts + s->mono_to_real_ns) % 1000);
 	ev->file = d->str[0];
 	ev->line = d->hdr.line;
 	ev->has_t_abs = 1;

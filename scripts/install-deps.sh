@@ -1,10 +1,14 @@
 #!/bin/sh
-# Installs the Debian 12 packages tr2 needs to build and test (run as root).
+# Installs the Debian 12 packages tr2 needs to build and test (run as root);
+# chromium and npm are for tests/e2e/viewers.sh (speedscope, headless).
 # With --bench, also what `make bench` compares against (bpftrace, LTTng-UST, perf).
 set -eu
 pkgs="make gcc g++ clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libssl-dev \
 libsimdjson-dev libcmocka-dev systemtap-sdt-dev libclang-rt-14-dev python3 git \
-man-db mandoc dpkg-dev debhelper lintian"
+man-db mandoc dpkg-dev debhelper lintian chromium"
+# npm fetches speedscope for tests/e2e/viewers.sh; a Node.js that is not
+# Debian's (NodeSource's) brings its own npm and conflicts with Debian's
+command -v npm > /dev/null || pkgs="$pkgs npm"
 if [ "${1:-}" = "--bench" ]; then
 	pkgs="$pkgs bpftrace liblttng-ust-dev lttng-tools linux-perf valgrind"
 fi

@@ -72,13 +72,19 @@ run_pid() {
 }
 
 # --- every message group, run traced from the first event -------------
-$BPF --normal="$T/a.n" --perf="$T/a.p" --event="$T/a.e" --event-nesting=10 -- $P/tr2_allapi 2> "$T/a.err"
+$BPF --normal="$T/a.n" --perf="$T/a.p" --event="$T/a.e" --event-nesting=10 --chrome="$T/a.c" -- $P/tr2_allapi \
+	2> "$T/a.err"
 expect_eq "allapi -- CMD: exit status is CMD's" 3 $?
 expect_eq "allapi -- CMD: summary line" "tr2-bpf: 49 events, 0 lost" "$(tail -1 "$T/a.err")"
 expect_eq "allapi -- CMD: one EVENT line per event" 49 "$(wc -l < "$T/a.e")"
 for f in normal:n perf:p event:e; do
 	masked ${f%:*} "$T/a.${f#*:}" > "$T/a.${f#*:}.m" && same "allapi -- CMD: ${f%:*}" "$EXP/allapi.${f%:*}" "$T/a.${f#*:}.m"
 done
+if out=$(python3 tests/e2e/chrome_check.py "$T/a.c" "$T/a.p"); then ok "allapi -- CMD: --chrome: $out"
+else bad "allapi -- CMD: --chrome structure" "$out"; fi
+expect_eq "allapi -- CMD: --chrome: a flow arrow from the child slice to the traced child" \
+	'"name":"child","ph":"s" "name":"child","ph":"f" ' \
+	"$(grep -o '"name":"child","ph":"[sf]"' "$T/a.c" | tr '\n' ' ')"
 
 # --- the same program, attached mid-run with -p -----------------------
 run_pid "$T/ap" $P/tr2_allapi
@@ -88,6 +94,10 @@ expect_eq "allapi -p: summary line" "tr2-bpf: 34 events, 0 lost" "$(tail -1 "$T/
 for f in normal:n perf:p event:e; do
 	masked ${f%:*} "$T/ap.${f#*:}" > "$T/ap.${f#*:}.m" && same "allapi -p: ${f%:*}" "$EXP/allapi-pid.${f%:*}" "$T/ap.${f#*:}.m"
 done
+# tr2-fmt's --chrome of an attached run's EVENT lines, checked against its PERF
+$B/tr2-fmt --chrome "$T/ap.e" > "$T/ap.c"
+if out=$(python3 tests/e2e/chrome_check.py "$T/ap.c" "$T/ap.p"); then ok "allapi -p: tr2-fmt --chrome: $out"
+else bad "allapi -p: tr2-fmt --chrome structure" "$out"; fi
 
 # --- probes in shared objects, both ways ------------------------------
 $BPF --perf="$T/s.p" -- $P/tr2_shared 2> "$T/s.err"
@@ -146,10 +156,19 @@ same "af_unix:stream: destination" "$T/sockf.m" "$T/sock.m"
 mkdir -p "$T/tree/a/b" "$T/tree/c"
 for i in 1 2 3; do echo "file $i" > "$T/tree/a/f$i"; done
 echo x > "$T/tree/a/b/g"; echo y > "$T/tree/c/h"
-$BPF --perf="$T/x.p" --event="$T/x.e" -- $B/examples/dirscan -j 2 "$T/tree" > "$T/x.out" 2> "$T/x.err"
+$BPF --perf="$T/x.p" --event="$T/x.e" --event-nesting=10 --chrome="$T/x.c" -- $B/examples/dirscan -j 2 "$T/tree" \
+	> "$T/x.out" 2> "$T/x.err"
 expect_eq "dirscan: exit status" 0 $?
 expect_eq "dirscan: nothing lost" " 0 lost" "$(tail -1 "$T/x.err" | sed 's/.*,//')"
 masked event "$T/x.e" > /dev/null && ok "dirscan: every EVENT line is JSON"
+if out=$(python3 tests/e2e/chrome_check.py "$T/x.c" "$T/x.p"); then ok "dirscan: --chrome: $out"
+else bad "dirscan: --chrome structure" "$out"; fi
+# tr2-fmt --chrome of the EVENT lines: the same trace but for the ns that
+# EVENT's "time" does not carry
+nots() { sed -E 's/"(ts|dur)":[0-9.]+/"\1":T/g' "$1"; }
+$B/tr2-fmt --chrome "$T/x.e" > "$T/x.fc"
+nots "$T/x.c" > "$T/x.c.m"; nots "$T/x.fc" > "$T/x.fc.m"
+same "dirscan: tr2-fmt --chrome of tr2-bpf --event = tr2-bpf --chrome (times aside)" "$T/x.c.m" "$T/x.fc.m"
 grep -E '\| main +\| (version|start|cmd_name|exit|atexit) ' "$T/x.p" | masked perf /dev/stdin |
 	sed "s|$T|TMP|g" > "$T/x.main.m"
 same "dirscan: main thread's command lines" "$EXP/dirscan-main.perf" "$T/x.main.m"

@@ -1,9 +1,10 @@
-/* fuzz_targets.h: the targets both harnesses write to: each format, plain
- * and BRIEF, every one into /dev/null, so that every formatter runs on what
- * a hostile input makes of an event.  The plain ones buffer their lines, as
- * tr2-bpf's do (tr2_dst_set_buffered), the BRIEF ones write each at once.
- * Opened and closed once per input, so that a leak in a target or
- * destination shows too. */
+/* fuzz_targets.h: the targets both harnesses write to: each of git's three
+ * formats, plain and BRIEF, and the chrome and folded views, every one into
+ * /dev/null, so that every formatter runs on what a hostile input makes of
+ * an event.  The plain ones and chrome buffer their lines, as tr2-bpf's do
+ * (tr2_dst_set_buffered), the BRIEF ones and folded write each at once.
+ * Opened and closed (tr2_target_finish: chrome's and folded's ends) once
+ * per input, so that a leak in a target or destination shows too. */
 #ifndef FUZZ_TARGETS_H
 #define FUZZ_TARGETS_H
 
@@ -14,7 +15,7 @@
 #include "tr2_dst.h"
 #include "tr2_tgt.h"
 
-#define FUZZ_NTARGETS 6
+#define FUZZ_NTARGETS 8
 
 struct fuzz_targets {
 	struct tr2_target t[FUZZ_NTARGETS];
@@ -23,32 +24,33 @@ struct fuzz_targets {
 
 static inline void fuzz_targets_open(struct fuzz_targets *ft)
 {
-	static const struct tr2_tgt *const tgt[3] = { &tr2_tgt_normal, &tr2_tgt_perf, &tr2_tgt_event };
+	static const struct tr2_tgt *const tgt[FUZZ_NTARGETS] = {
+		&tr2_tgt_normal, &tr2_tgt_perf, &tr2_tgt_event,
+		&tr2_tgt_normal, &tr2_tgt_perf, &tr2_tgt_event,
+		&tr2_tgt_chrome, &tr2_tgt_folded,
+	};
 	char err[256];
 
 	for (int i = 0; i < FUZZ_NTARGETS; i++) {
-		struct tr2_target *t = &ft->t[i];
+		/* BRIEF for 3..5; EVENT: no nesting limit (tr2-fmt's default), and git's default 2 */
+		struct tr2_tgt_opts opts = { .brief = i >= 3 && i < 6, .event_nesting = i >= 3 ? 2 : INT_MAX };
+		struct tr2_dst *dst = tr2_dst_open("/dev/null", err, sizeof(err));
 
-		memset(t, 0, sizeof(*t));
-		t->tgt = tgt[i % 3];
-		t->opts.brief = i >= 3;
-		/* EVENT: no nesting limit (tr2-fmt's default), and git's default 2 */
-		t->opts.event_nesting = i >= 3 ? 2 : INT_MAX;
-		t->dst = tr2_dst_open("/dev/null", err, sizeof(err));
-		if (!t->dst) {
+		if (!dst) {
 			fprintf(stderr, "fuzz: failed to open /dev/null: %s\n", err);
 			abort();
 		}
-		tr2_dst_set_buffered(t->dst, i < 3);
-		ft->ptr[i] = t;
+		tr2_target_init(&ft->t[i], tgt[i], &opts, dst);
+		tr2_dst_set_buffered(dst, i < 3 || i == 6);
+		ft->ptr[i] = &ft->t[i];
 	}
 }
 
 static inline void fuzz_targets_close(struct fuzz_targets *ft)
 {
 	for (int i = 0; i < FUZZ_NTARGETS; i++) {
+		tr2_target_finish(&ft->t[i]);
 		tr2_dst_close(ft->t[i].dst);
-		tr2_buf_free(&ft->t[i].buf);
 	}
 }
 
