@@ -36,10 +36,6 @@ const volatile __u64 wakeup_bytes = 1 << 20;
  * how much is waiting: the look reads the consumer's position, a cache line
  * the consumer writes on the other CPU (~50 ns a record when done each time). */
 const volatile __u32 wakeup_check_every = 1;
-/* Where the dynamic loader's r_debug.r_state is, as an offset from its
- * _dl_debug_state (the hook dl_update is attached to); 0: not known, look
- * at every call of the hook. */
-const volatile __s64 r_state_offset = 0;
 /* tr2-bpf --summary: aggregate regions and integer data in "aggs" (see
  * tr2_record.h); stream: also send their records (a format was asked for). */
 const volatile int summary = 0;
@@ -1208,20 +1204,22 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	return 0;
 }
 
-/* The dynamic loader's r_brk hook (_dl_debug_state) in a traced process.
- * The loader calls it with r_debug.r_state RT_ADD or RT_DELETE before it
- * maps or unmaps objects, and RT_CONSISTENT after, before any code of a
- * new object runs: the moment to look for unknown objects. */
+/* The dynamic loader's r_brk hook (_dl_debug_state) is called in a traced
+ * process (tr2_attach_dl_hook() probes its call sites).  The loader calls
+ * it with r_debug.r_state RT_ADD or RT_DELETE before it maps or unmaps
+ * objects, and RT_CONSISTENT after, before any code of a new object runs:
+ * the moment to look for unknown objects.  The cookie is the distance from
+ * the probed instruction to r_state, 0 when unknown (look at every call). */
 SEC("uprobe")
 int dl_update(struct pt_regs *ctx)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	__s64 to_state = bpf_get_attach_cookie(ctx);
 	int state;
 
 	if (follow && !bpf_map_lookup_elem(&traced, &pid))
 		return 0;
-	if (r_state_offset &&
-	    !bpf_probe_read_user(&state, sizeof(state), (void *)(PT_REGS_IP(ctx) + r_state_offset)) &&
+	if (to_state && !bpf_probe_read_user(&state, sizeof(state), (void *)(PT_REGS_IP(ctx) + to_state)) &&
 	    state != RT_CONSISTENT)
 		return 0;
 	stop_if_unknown(TR2_REC_DL_UPDATE, 0);

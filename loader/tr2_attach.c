@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <capstone/capstone.h>
 
 #include "tr2_attach.h"
 #include "tr2_mem.h"
@@ -110,6 +111,7 @@ struct tr2_attach {
 	int nlink_fds, cap_link_fds;
 	int attached_objects, sites;
 	__u32 site_numbers;        /* call site numbers given out */
+	int dl_sites;              /* calls of _dl_debug_state probed; 0: its entry */
 };
 
 static int kernel_at_least(int major, int minor)
@@ -145,7 +147,8 @@ int tr2_attach_prepare(struct bpf_object *obj)
 	if (!multi)
 		return 0;
 	bpf_object__for_each_program(prog, obj)
-		if (!strncmp(bpf_program__name(prog), "probe_", 6))
+		if (!strncmp(bpf_program__name(prog), "probe_", 6) ||
+		    !strcmp(bpf_program__name(prog), "dl_update"))
 			bpf_program__set_expected_attach_type(prog, TR2_BPF_TRACE_UPROBE_MULTI);
 	return 1;
 }
@@ -390,23 +393,14 @@ static __u64 cookie(const struct site *s)
 	return (__u64)s->number << 32 | (__u32)s->spec_id;
 }
 
-static int attach_multi(struct tr2_attach *a, int prog_fd, const char *path, const struct site *sites,
-			int n, const char *name)
+/* One uprobe-multi link of prog_fd at the n file offsets offs of path, with
+ * their semaphores (refs, 0: none; NULL: no semaphores) and BPF cookies. */
+static int link_multi(struct tr2_attach *a, int prog_fd, const char *path, const unsigned long *offs,
+		      const unsigned long *refs, const __u64 *cookies, int m)
 {
-	unsigned long *offs = calloc(n, sizeof(*offs)), *refs = calloc(n, sizeof(*refs));
-	__u64 *cookies = calloc(n, sizeof(*cookies));
 	struct link_create_uprobe_multi attr;
-	int m = 0, fd;
+	int fd;
 
-	if (!offs || !refs || !cookies)
-		abort();
-	for (int i = 0; i < n; i++)
-		if (!strcmp(sites[i].name, name)) {
-			offs[m] = sites[i].offset;
-			refs[m] = sites[i].ref_ctr;
-			cookies[m] = cookie(&sites[i]);
-			m++;
-		}
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = prog_fd;
 	attr.attach_type = TR2_BPF_TRACE_UPROBE_MULTI;
@@ -417,9 +411,6 @@ static int attach_multi(struct tr2_attach *a, int prog_fd, const char *path, con
 	attr.cnt = m;
 	attr.pid = a->pid_filter > 0 ? a->pid_filter : 0;
 	fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	free(offs);
-	free(refs);
-	free(cookies);
 	if (fd >= 0) {
 		a->link_fds = tr2_grow(a->link_fds, a->nlink_fds, &a->cap_link_fds, sizeof(int));
 		a->link_fds[a->nlink_fds++] = fd;
@@ -427,22 +418,51 @@ static int attach_multi(struct tr2_attach *a, int prog_fd, const char *path, con
 	return fd < 0 ? -1 : 0;
 }
 
+/* One perf uprobe of prog at path's file offset off, with its semaphore
+ * (0: none) and BPF cookie: kernels before uprobe-multi links. */
+static int link_one(struct tr2_attach *a, struct bpf_program *prog, const char *path, unsigned long off,
+		    unsigned long ref, __u64 bpf_cookie)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .ref_ctr_offset = ref, .bpf_cookie = bpf_cookie);
+	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, a->pid_filter, path, off, &opts);
+
+	if (!l)
+		return -1;
+	a->links = tr2_grow(a->links, a->nlinks, &a->cap_links, sizeof(*a->links));
+	a->links[a->nlinks++] = l;
+	return 0;
+}
+
+static int attach_multi(struct tr2_attach *a, int prog_fd, const char *path, const struct site *sites,
+			int n, const char *name)
+{
+	unsigned long *offs = calloc(n, sizeof(*offs)), *refs = calloc(n, sizeof(*refs));
+	__u64 *cookies = calloc(n, sizeof(*cookies));
+	int m = 0, r;
+
+	if (!offs || !refs || !cookies)
+		abort();
+	for (int i = 0; i < n; i++)
+		if (!strcmp(sites[i].name, name)) {
+			offs[m] = sites[i].offset;
+			refs[m] = sites[i].ref_ctr;
+			cookies[m] = cookie(&sites[i]);
+			m++;
+		}
+	r = link_multi(a, prog_fd, path, offs, refs, cookies, m);
+	free(offs);
+	free(refs);
+	free(cookies);
+	return r;
+}
+
 static int attach_each(struct tr2_attach *a, struct bpf_program *prog, const char *path,
 		       const struct site *sites, int n, const char *name)
 {
-	for (int i = 0; i < n; i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, opts, .ref_ctr_offset = sites[i].ref_ctr,
-			    .bpf_cookie = cookie(&sites[i]));
-		struct bpf_link *l;
-
-		if (strcmp(sites[i].name, name))
-			continue;
-		l = bpf_program__attach_uprobe_opts(prog, a->pid_filter, path, sites[i].offset, &opts);
-		if (!l)
+	for (int i = 0; i < n; i++)
+		if (!strcmp(sites[i].name, name) &&
+		    link_one(a, prog, path, sites[i].offset, sites[i].ref_ctr, cookie(&sites[i])))
 			return -1;
-		a->links = tr2_grow(a->links, a->nlinks, &a->cap_links, sizeof(*a->links));
-		a->links[a->nlinks++] = l;
-	}
 	return 0;
 }
 
@@ -587,20 +607,136 @@ int tr2_attach_process(struct tr2_attach *a, pid_t pid, char *err, size_t errlen
 	return added;
 }
 
+#define MAX_DL_SITES 32
+
+/* The loader's hook and where it is called: the file offsets of
+ * _dl_debug_state and of the `call _dl_debug_state` instructions in ld_so's
+ * code, and of _r_debug.r_state (struct r_debug in <link.h>: int r_version;
+ * struct link_map *r_map; ElfW(Addr) r_brk; then r_state, at 24 on x86-64),
+ * from its .dynsym and a disassembly of its executable sections (capstone).
+ * Returns the number of call sites, 0 when none was found for sure (then
+ * the hook's own entry is the place), -1 when the hook is missing. */
+static int find_dl_sites(const char *ld_so, unsigned long *hook, unsigned long *r_state,
+			 unsigned long *calls)
+{
+	int fd = open(ld_so, O_RDONLY | O_CLOEXEC), n = 0, entry_seen = 0;
+	GElf_Addr hook_va = 0, r_debug_va = 0;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Elf *elf;
+	csh cs;
+
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+				continue;
+			if (!strcmp(name, "_dl_debug_state"))
+				hook_va = sym.st_value;
+			else if (!strcmp(name, "_r_debug"))
+				r_debug_va = sym.st_value;
+		}
+	}
+	if (!elf || !hook_va || vaddr_to_offset(elf, hook_va) < 0) {
+		n = -1;
+		goto out;
+	}
+	*hook = vaddr_to_offset(elf, hook_va);
+	*r_state = r_debug_va ? (unsigned long)vaddr_to_offset(elf, r_debug_va + 24) : 0;
+	/* A linear sweep of each executable section: compiled code, no data in
+	 * it on x86-64.  A site is trusted only if the sweep also met the
+	 * hook's own entry as an instruction: the sweep was in step. */
+	if (elf_getshdrstrndx(elf, &shstrndx) || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		goto out;
+	cs_option(cs, CS_OPT_SKIPDATA, CS_OPT_ON);
+	scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		const uint8_t *code;
+		size_t size;
+		uint64_t va;
+		cs_insn *insn;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !(data = elf_getdata(scn, NULL)) || !data->d_buf)
+			continue;
+		code = data->d_buf;
+		size = data->d_size;
+		va = sh.sh_addr;
+		insn = cs_malloc(cs);
+		while (cs_disasm_iter(cs, &code, &size, &va, insn)) {
+			int32_t rel;
+
+			if (insn->address == hook_va)
+				entry_seen = 1;
+			if (insn->size != 5 || insn->bytes[0] != 0xe8)
+				continue;
+			memcpy(&rel, insn->bytes + 1, 4);
+			if (insn->address + 5 + rel == hook_va && n < MAX_DL_SITES)
+				calls[n++] = vaddr_to_offset(elf, insn->address);
+		}
+		cs_free(insn, 1);
+	}
+	cs_close(&cs);
+	if (!entry_seen)
+		n = 0;
+	for (int i = 0; i < n; i++)
+		if ((long)calls[i] < 0)
+			n = 0;
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return n;
+}
+
 int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const char *ld_so,
 		       char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = "_dl_debug_state");
-	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, a->pid_filter, ld_so, 0, &opts);
+	unsigned long hook, r_state = 0, offs[MAX_DL_SITES];
+	__u64 cookies[MAX_DL_SITES];
+	int n = find_dl_sites(ld_so, &hook, &r_state, offs), r = 0;
 
-	if (!l) {
-		snprintf(err, errlen, "failed to attach to _dl_debug_state in %s: %s", ld_so,
-			 strerror(errno));
+	if (n < 0) {
+		snprintf(err, errlen, "no _dl_debug_state in %s", ld_so);
 		return -1;
 	}
-	a->links = tr2_grow(a->links, a->nlinks, &a->cap_links, sizeof(*a->links));
-	a->links[a->nlinks++] = l;
+	/* A uprobe on a `call` is emulated: ~1 µs a hit here.  On the hook's
+	 * entry, a `ret`, the kernel single-steps a copy of the instruction
+	 * out of line: ~20 µs a hit, four hits per dlopen and dlclose. */
+	if (n == 0)
+		offs[n++] = hook;
+	/* The cookie: from the probed instruction to r_state (0: unknown). */
+	for (int i = 0; i < n; i++)
+		cookies[i] = r_state ? r_state - offs[i] : 0;
+	if (a->multi)
+		r = link_multi(a, bpf_program__fd(prog), ld_so, offs, NULL, cookies, n);
+	else
+		for (int i = 0; i < n && !r; i++)
+			r = link_one(a, prog, ld_so, offs[i], 0, cookies[i]);
+	if (r) {
+		snprintf(err, errlen, "failed to attach to _dl_debug_state in %s: %s", ld_so, strerror(errno));
+		return -1;
+	}
+	a->dl_sites = offs[0] == hook ? 0 : n;
 	return 0;
+}
+
+int tr2_attach_dl_sites(const struct tr2_attach *a)
+{
+	return a->dl_sites;
 }
 
 int tr2_attach_objects(const struct tr2_attach *a)
@@ -646,44 +782,6 @@ void tr2_attach_free(struct tr2_attach *a)
 	free(a->objects);
 	free(a->specs);
 	free(a);
-}
-
-long tr2_ld_so_r_state_offset(const char *ld_so)
-{
-	int fd = open(ld_so, O_RDONLY | O_CLOEXEC);
-	GElf_Addr hook = 0, r_debug = 0;
-	Elf_Scn *scn = NULL;
-	Elf *elf;
-
-	if (fd < 0)
-		return 0;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	while (elf && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(data = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(data, (int)i, &sym) ||
-			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
-				continue;
-			if (!strcmp(name, "_dl_debug_state"))
-				hook = sym.st_value;
-			else if (!strcmp(name, "_r_debug"))
-				r_debug = sym.st_value;
-		}
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	/* struct r_debug (<link.h>): int r_version; struct link_map *r_map;
-	 * ElfW(Addr) r_brk; then r_state, at 24 on x86-64. */
-	return hook && r_debug ? (long)(r_debug + 24 - hook) : 0;
 }
 
 char *tr2_find_ld_so(void)

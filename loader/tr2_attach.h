@@ -45,12 +45,19 @@ void tr2_attach_set_nop5(struct tr2_attach *a, int nop5);
 int tr2_attach_process(struct tr2_attach *a, pid_t pid, char *err, size_t errlen);
 
 /*
- * Attaches prog at the dynamic loader's r_brk hook (_dl_debug_state in
- * ld_so), which the loader calls after it maps objects.  Returns 0, or -1
- * with a reason in err.
+ * Attaches prog where the dynamic loader ld_so calls its r_brk hook
+ * (_dl_debug_state), which it does before and after it maps or unmaps
+ * objects: at each `call _dl_debug_state` its code has, else at the hook's
+ * entry.  The BPF cookie is the distance from the probed instruction to
+ * _r_debug.r_state (0: unknown), so that the program can tell the calls
+ * apart.  Returns 0, or -1 with a reason in err.
  */
 int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const char *ld_so,
 		       char *err, size_t errlen);
+
+/* How many `call _dl_debug_state` sites tr2_attach_dl_hook() probed; 0 when
+ * it probed the hook's entry instead. */
+int tr2_attach_dl_sites(const struct tr2_attach *a);
 
 /* Puts the object (dev, ino) (struct tr2_object_key, as the eBPF side named
  * it in a stop record) into the "known" map. */
@@ -62,11 +69,6 @@ int tr2_attach_sites(const struct tr2_attach *a);
 
 /* Detaches everything and frees; NULL is allowed. */
 void tr2_attach_free(struct tr2_attach *a);
-
-/* The offset from the dynamic loader's _dl_debug_state to its
- * _r_debug.r_state (bytes; both in ld_so's .dynsym), or 0 when ld_so does
- * not have both symbols. */
-long tr2_ld_so_r_state_offset(const char *ld_so);
 
 /* The dynamic loader that this program itself runs under (a path), or NULL. */
 char *tr2_find_ld_so(void);

@@ -657,8 +657,6 @@ int main(int argc, char **argv)
 	if (!tr.follow)
 		bpf_program__set_autoload(tr.skel->progs.on_fork, false);
 	ld_so = tr2_find_ld_so();
-	if (ld_so)
-		tr.skel->rodata->r_state_offset = tr2_ld_so_r_state_offset(ld_so);
 	multi = tr2_attach_prepare(tr.skel->obj);
 	if (tr2_bpf__load(tr.skel)) {
 		int e = errno;
@@ -759,6 +757,11 @@ int main(int argc, char **argv)
 		close(go[1]);
 	}
 
+	if (verbose && ld_so && tr2_attach_dl_sites(tr.attach))
+		fprintf(stderr, "tr2-bpf: loader hook: the %d calls of _dl_debug_state in %s\n",
+			tr2_attach_dl_sites(tr.attach), ld_so);
+	else if (verbose && ld_so)
+		fprintf(stderr, "tr2-bpf: loader hook: the entry of _dl_debug_state in %s\n", ld_so);
 	for (;;) {
 		/* Returns early only when the eBPF side forced a wakeup; then or
 		 * after POLL_MS it reads whatever arrived. */

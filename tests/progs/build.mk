@@ -40,8 +40,13 @@ $(TEST_PROGS_DIR)/tr2_stress: tests/progs/tr2_stress.c $(BUILD)/libtr2.a usdt/tr
 # tr2_shapes: process trees, dlopen/dlclose cycles, thread churn, many
 # timers (tests/e2e/shapes.sh, bench/run.sh's workload shapes), with the
 # plugin it dlopens.  Dynamic libtr2.so, as an installed program would be.
-TEST_PROGS += $(TEST_PROGS_DIR)/tr2_shapes $(TEST_PROGS_DIR)/libtr2_plugin.so
-ALL += $(TEST_PROGS_DIR)/tr2_shapes $(TEST_PROGS_DIR)/libtr2_plugin.so
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_shapes $(TEST_PROGS_DIR)/libtr2_plugin.so \
+	      $(TEST_PROGS_DIR)/libtr2_plain.so
+ALL += $(TEST_PROGS_DIR)/tr2_shapes $(TEST_PROGS_DIR)/libtr2_plugin.so $(TEST_PROGS_DIR)/libtr2_plain.so
+
+$(TEST_PROGS_DIR)/libtr2_plain.so: tests/progs/tr2_plain_plugin.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
 
 $(TEST_PROGS_DIR)/libtr2_plugin.so: tests/progs/tr2_plugin.c $(BUILD)/libtr2.so usdt/trace2.h
 	@mkdir -p $(@D)
