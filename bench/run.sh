@@ -411,7 +411,7 @@ builds the arguments and holds the probe; the USDT note is in the file, never lo
 
 Full speed: the loop as fast as it goes, $EV events per run. tr2-bpf runs with
 \`--probe-nop=5\` here, the choice its default makes for a process it attaches to with \`-p\`
-(\`-- CMD\` takes the 1-byte nop by default: section 7 says why).
+and for \`-- CMD\`'s own program (objects mapped later get the 1-byte nop: section 7 says why).
 
 | tracer | probe site | ns per event | range | events lost (median) |
 | --- | --- | ---: | --- | --- |

@@ -32,12 +32,16 @@ met() { awk "BEGIN { exit !($1) }" && echo "met" || echo "**not met**"; }
 untraced() { $SHAPES "$@" > "$TMP/out"; elapsed "$TMP/out"; }
 
 # traced BPF ARGS...: the same under tr2-bpf -- CMD (a 600 s limit).  BPF is
-# the tr2-bpf binary and any options of its own, one word each.
+# the tr2-bpf binary and any options of its own, one word each.  Leaves the
+# whole command's wall time (ns, tr2-bpf's start and drain included) in
+# $TMP/wall, the PERF lines in $TMP/trace.perf and its stderr in $TMP/err.
 traced() {
-	local bpf=$1; shift
+	local bpf=$1 t0; shift
+	t0=$(date +%s%N)
+	rm -f "$TMP/trace.perf"
 	# shellcheck disable=SC2086
 	timeout 600 $bpf --perf="$TMP/trace.perf" -- $SHAPES "$@" > "$TMP/out" 2> "$TMP/err"
-	rm -f "$TMP/trace.perf"
+	echo $(( $(date +%s%N) - t0 )) > "$TMP/wall"
 	elapsed "$TMP/out"
 }
 
@@ -69,6 +73,7 @@ traced_pid() {
 # measure KEY MODE BPF ARGS...: ROUNDS interleaved rounds, untraced then
 # traced; medians in u[KEY] and t[KEY] (ns).
 declare -A u t
+GOAL_ROUNDS=$ROUNDS
 measure() {
 	local key=$1 mode=$2 bpf=$3 us=() ts=() r; shift 3
 	for ((r = 1; r <= ROUNDS; r++)); do
@@ -101,20 +106,34 @@ measure dlopen-cmd cmd "$BPF" dlopen 3000 "$PLUGIN"
 measure dlopen-pid pid "$BPF" dlopen 3000 "$PLUGIN"
 measure dlopen-plain cmd "$BPF" dlopen 3000 "$PLAIN"
 measure dlopen-nop5 cmd "$BPF --probe-nop=5" dlopen 3000 "$PLUGIN"
-measure spawn-nop5 cmd "$BPF --probe-nop=5" spawn 300 "$SHAPES" child
+measure spawn-nop1 cmd "$BPF --probe-nop=1" spawn 300 "$SHAPES" child
 measure threads-5k cmd "$BPF" threads 5000
 measure threads-20k cmd "$BPF" threads 20000
 measure threads-noexit cmd "$BPF" threads 20000 noexit
+# once KEY BPF ARGS...: one traced run of -- CMD; the program's elapsed ns in
+# t[KEY], the whole command's in w[KEY], and in x[KEY] its summary line and
+# the process's timer line (intervals), for the rows that check sums.
+declare -A w x
+once() {
+	local key=$1 bpf=$2 timer; shift 2
+	t[$key]=$(traced "$bpf" "$@")
+	w[$key]=$(cat "$TMP/wall")
+	timer=$(sed -nE 's/.*\| timer +\|.*(intervals:[0-9]+).*/\1/p' "$TMP/trace.perf" | head -n 1)
+	x[$key]="$(tail -n 1 "$TMP/err" | sed 's/^tr2-bpf: //'); timer: ${timer:-none}"
+	say "$key: traced $(secs "${t[$key]}") s, command $(secs "${w[$key]}") s; ${x[$key]}"
+}
 if [ -n "$BEFORE" ]; then
 	say "before ($BEFORE) and after: the sizes the issue first measured"
-	ROUNDS=1
-	for b in before after; do
-		bpf=$BPF; [ $b = before ] && bpf=$BEFORE
-		measure "$b-spawn-probes" cmd "$bpf" spawn 200 "$SHAPES" child
-		measure "$b-spawn-true" cmd "$bpf" spawn 200 /bin/true
-		measure "$b-dlopen-cmd" cmd "$bpf" dlopen 100 "$PLUGIN"
-		measure "$b-dlopen-pid" pid "$bpf" dlopen 100 "$PLUGIN"
-		measure "$b-threads" cmd "$bpf" threads 5000
+	for args in "spawn-probes spawn 200 $SHAPES child" "spawn-true spawn 200 /bin/true" \
+		    "dlopen-cmd dlopen 100 $PLUGIN" "threads threads 5000" "noexit-100 threads 100 noexit" \
+		    "noexit-40k threads 40000 noexit"; do
+		# shellcheck disable=SC2086
+		set -- $args
+		key=$1
+		shift
+		u[ba-$key]=$(untraced "$@")
+		once "before-$key" "$BEFORE" "$@"
+		once "after-$key" "$BPF" "$@"
 	done
 fi
 
@@ -164,7 +183,7 @@ cat <<EOF
 
 The same program untraced and under \`tr2-bpf --perf=FILE\`, its own elapsed time (the
 work alone, from \`tests/progs/tr2_shapes\`: tr2-bpf's start-up is not in it), the median of
-$ROUNDS interleaved rounds. tr2-bpf stops a process only when it maps an object file it has
+$GOAL_ROUNDS interleaved rounds. tr2-bpf stops a process only when it maps an object file it has
 not looked at yet (\`-v\` counts the stops): the first exec of a program, its libraries'
 first load, a plugin's first dlopen.
 
@@ -176,7 +195,7 @@ $(row dlopen-cmd "\`-- CMD\`: 3 000 dlopen, call, dlclose of an instrumented plu
 $(row dlopen-pid "\`-p\`: the same, attached before the first dlopen" 1.3)
 $(row dlopen-plain "\`-- CMD\`: 3 000 cycles of a plugin without probes: the loader hook alone" 1.3)
 $(row dlopen-nop5 "\`-- CMD --probe-nop=5\`: the 3 000 dlopen cycles with the uprobes on the 5-byte nop" "")
-$(row spawn-nop5 "\`-- CMD --probe-nop=5\`: the 300 instrumented children, the same" "")
+$(row spawn-nop1 "\`-- CMD --probe-nop=1\`: the 300 instrumented children with the uprobes on the 1-byte nop" "")
 $(row threads-5k "\`-- CMD\`: 5 000 threads one after another, each a timer, a counter, a region, \`trace2_thread_exit()\`" 2)
 $(row threads-20k "the same, 20 000 threads" 2)
 $(row threads-noexit "the same, 20 000 threads that return without \`trace2_thread_exit()\`" 2)
@@ -184,27 +203,37 @@ $(row threads-noexit "the same, 20 000 threads that return without \`trace2_thre
 The instrumented plugin's cycles cost more than the plain one's because the kernel installs
 its 3 uprobes in each new mapping of it (about 8 µs a probe site here, and a fixed part:
 README, "How it works"); tr2-bpf adds no stop and no walk of its own to a known object.
-The 5-byte nop rows are why \`-- CMD\` takes the 1-byte nop by default: each new mapping of an
-object (a child's exec, a dlopen) pays, at the first hit of each site, the kernel's switch of
-that uprobe to a call, which syncs every CPU.
+The \`--probe-nop\` rows show the trade the default makes: on the 5-byte nop each new mapping
+of an object (a child's exec, a dlopen) pays, at the first hit of each site, the kernel's
+switch of that uprobe to a call, which syncs every CPU; on the 1-byte nop every hit is a trap,
+4-5x the cost of a hit on the 5-byte nop (section 2). By default CMD's own program, here also
+the children's, keeps the 5-byte nop; a plugin dlopened later gets the 1-byte nop.
 
 A thread costs $(per_thread "${u[threads-5k]}" "${t[threads-5k]}" 5000) µs more traced at 5 000 threads and
 $(per_thread "${u[threads-20k]}" "${t[threads-20k]}" 20000) µs at 20 000: linear in the thread count when the two agree.
 EOF
 if [ -n "$BEFORE" ]; then
+ba() { echo "$(secs "${t[before-$1]}") / $(secs "${w[before-$1]}") | $(secs "${t[after-$1]}") / $(secs "${w[after-$1]}")"; }
 cat <<EOF
 
-Before and after, the sizes the issue first measured, one round each, in this run ("before":
+Before and after, the sizes the issue first measured, one run each, in this run ("before":
 the tr2-bpf that stopped every process at each exec and each \`_dl_debug_state\` until its
-20 ms poll, and walked the whole \`metrics\` map at each \`thread_exit\`):
+20 ms poll, and walked the whole \`metrics\` map at each \`thread_exit\`). Traced: the
+program's own time / the whole \`tr2-bpf -- CMD\` command's, tr2-bpf's start and drain
+included, which is what the issue first timed:
 
 | workload | untraced, s | before: traced, s | after: traced, s |
 | --- | ---: | ---: | ---: |
-| fork+exec of 200 instrumented children | $(secs "${u[after-spawn-probes]}") | $(secs "${t[before-spawn-probes]}") ($(ratio before-spawn-probes)x) | $(secs "${t[after-spawn-probes]}") ($(ratio after-spawn-probes)x) |
-| fork+exec of 200 \`/bin/true\` | $(secs "${u[after-spawn-true]}") | $(secs "${t[before-spawn-true]}") ($(ratio before-spawn-true)x) | $(secs "${t[after-spawn-true]}") ($(ratio after-spawn-true)x) |
-| 100 dlopen/dlclose cycles, \`-- CMD\` | $(secs "${u[after-dlopen-cmd]}") | $(secs "${t[before-dlopen-cmd]}") ($(ratio before-dlopen-cmd)x) | $(secs "${t[after-dlopen-cmd]}") ($(ratio after-dlopen-cmd)x) |
-| 100 dlopen/dlclose cycles, \`-p\` | $(secs "${u[after-dlopen-pid]}") | $(secs "${t[before-dlopen-pid]}") ($(ratio before-dlopen-pid)x) | $(secs "${t[after-dlopen-pid]}") ($(ratio after-dlopen-pid)x) |
-| 5 000 threads with a timer, a counter, \`thread_exit\` | $(secs "${u[after-threads]}") | $(secs "${t[before-threads]}") ($(ratio before-threads)x) | $(secs "${t[after-threads]}") ($(ratio after-threads)x) |
+| fork+exec of 200 instrumented children | $(secs "${u[ba-spawn-probes]}") | $(ba spawn-probes) |
+| fork+exec of 200 \`/bin/true\` | $(secs "${u[ba-spawn-true]}") | $(ba spawn-true) |
+| 100 dlopen/dlclose cycles | $(secs "${u[ba-dlopen-cmd]}") | $(ba dlopen-cmd) |
+| 5 000 threads with a timer, a counter, \`thread_exit\` | $(secs "${u[ba-threads]}") | $(ba threads) |
+
+| workload | before: summary; the process's \`timer\` line | after |
+| --- | --- | --- |
+| 5 000 threads with \`thread_exit\` | ${x[before-threads]} | ${x[after-threads]} |
+| 100 threads without \`thread_exit\` | ${x[before-noexit-100]} | ${x[after-noexit-100]} |
+| 40 000 threads without \`thread_exit\` | ${x[before-noexit-40k]} | ${x[after-noexit-40k]} |
 EOF
 fi
 cat <<EOF

@@ -120,10 +120,12 @@ static const char usage[] =
 "                         call, half the cost of a hit, but only after a first\n"
 "                         hit in each new mapping of the object that costs\n"
 "                         far more (it syncs every CPU).  auto (default): the\n"
-"                         5-byte nop for the objects that -p PID maps when\n"
-"                         tr2-bpf attaches, the 1-byte nop for objects mapped\n"
-"                         later and for -- CMD, whose children and dlopens map\n"
-"                         objects anew all the time; 1 or 5: that nop always\n"
+"                         5-byte nop for what stays mapped, the objects -p\n"
+"                         PID's process maps when tr2-bpf attaches, or -- CMD's\n"
+"                         program and the libraries it starts with; the 1-byte\n"
+"                         nop for objects mapped later (other programs that\n"
+"                         children exec, dlopened plugins), which come and go;\n"
+"                         1 or 5: that nop always\n"
 "  -v, --verbose          show libbpf's messages and why a record was dropped;\n"
 "                         before the summary, tr2-bpf's own CPU time, how\n"
 "                         many records named their call site's literal\n"
@@ -206,6 +208,9 @@ struct tracer {
 	/* Processes held stopped to attach (-v): how often, how long they
 	 * waited for tr2-bpf to read the stop record, how long attaching took. */
 	uint64_t stops, stop_wait_ns, stop_attach_ns;
+	/* --probe-nop=auto under -- CMD: the 5-byte nop until CMD has started
+	 * (its program and the libraries it starts with), then the 1-byte. */
+	int startup_nop5;
 };
 
 static void add_proc(struct tracer *tr, pid_t pid)
@@ -228,17 +233,30 @@ static uint64_t mono_ns(void)
 /* A process stopped itself at stopped_ns (exec, or the loader mapped
  * objects) because it maps an object not known yet, (dev, ino) among them:
  * attach to what it maps now, then let it go on. */
-static void attach_and_continue(struct tracer *tr, pid_t pid, uint64_t stopped_ns, uint64_t dev,
-				uint64_t ino)
+/* --probe-nop=auto under -- CMD: CMD has started; what maps from now on
+ * gets the 1-byte nop. */
+static void end_startup_nop5(struct tracer *tr)
+{
+	tr->startup_nop5 = 0;
+	tr2_attach_set_nop5(tr->attach, 0);
+}
+
+static void attach_and_continue(struct tracer *tr, pid_t pid, int kind, uint64_t stopped_ns,
+				uint64_t dev, uint64_t ino)
 {
 	char err[512];
 	uint64_t start = mono_ns(), now;
 
 	/* After detaching (tr->attach NULL) only the SIGCONT is left to do. */
 	if (tr->attach) {
+		/* CMD's own stops up to its loader's first: the 5-byte nop. */
+		if (tr->startup_nop5 && pid != cmd_pid)
+			end_startup_nop5(tr);
 		if (tr2_attach_process(tr->attach, pid, err, sizeof(err)) < 0 && kill(pid, 0) == 0)
 			fprintf(stderr, "tr2-bpf: %s\n", err);
 		tr2_attach_known(tr->attach, dev, ino);
+		if (tr->startup_nop5 && kind == TR2_REC_DL_UPDATE)
+			end_startup_nop5(tr);
 	}
 	kill(pid, SIGCONT);
 	now = mono_ns();
@@ -284,8 +302,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	case TR2_REC_EXECVE:
 	case TR2_REC_DL_UPDATE:
 		if (tr->dec.hdr.num[0])
-			attach_and_continue(tr, tr->dec.hdr.pid, tr->dec.hdr.ts_ns, tr->dec.hdr.num[1],
-					    tr->dec.hdr.num[2]);
+			attach_and_continue(tr, tr->dec.hdr.pid, tr->dec.hdr.kind, tr->dec.hdr.ts_ns,
+					    tr->dec.hdr.num[1], tr->dec.hdr.num[2]);
 		break;
 	}
 	return 0;
@@ -675,15 +693,17 @@ int main(int argc, char **argv)
 	tr.sites = tr2_sites_new();
 	summary = setup_summary(tr.skel, &sum, &real, &mono);
 	tr.attach = tr2_attach_new(tr.skel->obj, tr.follow ? -1 : pid, multi);
-	/* auto: the 5-byte nop (where the kernel optimizes it) only for what
-	 * -p's target maps now; see --help. */
-	if (probe_nop >= 0 || !pid)
-		tr2_attach_set_nop5(tr.attach, probe_nop > 0);
+	/* auto: the 5-byte nop (where the kernel optimizes it) only for what is
+	 * mapped for the whole trace; see --help. */
+	if (probe_nop >= 0)
+		tr2_attach_set_nop5(tr.attach, probe_nop);
+	tr.startup_nop5 = !pid && probe_nop < 0 && tr2_attach_uses_nop5(tr.attach);
 	if (verbose)
 		fprintf(stderr, "tr2-bpf: uprobes on the %s nop of each probe site%s, %s\n",
 			tr2_attach_uses_nop5(tr.attach) ? "5-byte" : "1-byte",
-			tr2_attach_uses_nop5(tr.attach) && probe_nop < 0 ?
-				" (1-byte for objects mapped after the attach)" : "",
+			tr2_attach_uses_nop5(tr.attach) && probe_nop < 0 ? (pid ?
+				" (1-byte for objects mapped after the attach)" :
+				" of CMD's program and first libraries (1-byte for the others)") : "",
 			multi ? "one uprobe-multi link per object and probe" : "one perf uprobe per site");
 	rb = tr2_ring_new(bpf_map__fd(tr.skel->maps.events), on_record, &tr);
 	if (!rb)
