@@ -101,7 +101,6 @@ struct {
  * sums (slots with id 0 are free), which go with the thread. */
 struct thread_state {
 	__u8 announced;
-	__u8 nmetrics;  /* slots in use */
 	__u32 depth;
 	__u64 region_start[TR2_REGION_MAX];
 	__u64 site_key[SITE_SLOTS];
@@ -596,7 +595,6 @@ static __always_inline struct tr2_metric *metric_slot(long id, int create)
 	m = &ts->metrics[i];
 	__builtin_memset(m, 0, sizeof(*m));
 	m->id = id;
-	ts->nmetrics = i + 1;
 	return m;
 }
 
@@ -627,23 +625,21 @@ static __always_inline struct tr2_metric *use_metric(struct hit *p, __u8 kind)
  * buffer count as lost, one per metric. */
 static __always_inline void send_metrics(struct thread_state *ts, __u32 pid, __u32 tid, int gone)
 {
-	__u32 n = ts->nmetrics;
 	struct tr2_rec *r;
+	int n;
 
-	if (!n || n > TR2_THREAD_METRICS)
+	if (!ts->metrics[0].id)
 		return;
-	ts->nmetrics = 0;
 	r = new_rec(TR2_REC_METRICS, pid, tid);
 	if (!r)
 		return;
+	for (n = 0; n < TR2_THREAD_METRICS && ts->metrics[n].id; n++) {
+		__builtin_memcpy((char *)r + sizeof(*r) + n * sizeof(struct tr2_metric), &ts->metrics[n],
+				 sizeof(struct tr2_metric));
+		ts->metrics[n].id = 0;
+	}
 	r->num[0] = n;
 	r->num[1] = gone;
-	for (int i = 0; i < TR2_THREAD_METRICS; i++) {
-		if (i < n)
-			__builtin_memcpy((char *)r + sizeof(*r) + i * sizeof(struct tr2_metric),
-					 &ts->metrics[i], sizeof(struct tr2_metric));
-		ts->metrics[i].id = 0;
-	}
 	r->size = sizeof(*r) + n * sizeof(struct tr2_metric);
 	if (send(r, r->size))
 		count_lost(pid, n);

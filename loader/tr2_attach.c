@@ -609,20 +609,20 @@ int tr2_attach_process(struct tr2_attach *a, pid_t pid, char *err, size_t errlen
 
 #define MAX_DL_SITES 32
 
-/* The loader's hook and where it is called: the file offsets of
- * _dl_debug_state and of the `call _dl_debug_state` instructions in ld_so's
- * code, and of _r_debug.r_state (struct r_debug in <link.h>: int r_version;
- * struct link_map *r_map; ElfW(Addr) r_brk; then r_state, at 24 on x86-64),
- * from its .dynsym and a disassembly of its executable sections (capstone).
- * Returns the number of call sites, 0 when none was found for sure (then
- * the hook's own entry is the place), -1 when the hook is missing. */
-static int find_dl_sites(const char *ld_so, unsigned long *hook, unsigned long *r_state,
-			 unsigned long *calls)
+/* Where to probe the loader's hook (_dl_debug_state in ld_so): the file
+ * offsets (offs) of the `call _dl_debug_state` instructions in its code,
+ * found by a linear disassembly of its executable sections (capstone), or
+ * else of the hook's own entry; and for each, the distance in memory from
+ * it to _r_debug.r_state (to_state; 0 when ld_so has no _r_debug).  The
+ * symbols come from its .dynsym; struct r_debug (<link.h>) is int
+ * r_version; struct link_map *r_map; ElfW(Addr) r_brk; then r_state, at 24
+ * on x86-64.  Returns how many places (1 or more; *calls set when they are
+ * call sites), or -1 when ld_so has no hook. */
+static int find_dl_sites(const char *ld_so, unsigned long *offs, __u64 *to_state, int *calls)
 {
 	int fd = open(ld_so, O_RDONLY | O_CLOEXEC), n = 0, entry_seen = 0;
-	GElf_Addr hook_va = 0, r_debug_va = 0;
+	GElf_Addr hook_va = 0, r_debug_va = 0, va_of[MAX_DL_SITES];
 	Elf_Scn *scn = NULL;
-	size_t shstrndx;
 	Elf *elf;
 	csh cs;
 
@@ -652,49 +652,52 @@ static int find_dl_sites(const char *ld_so, unsigned long *hook, unsigned long *
 		n = -1;
 		goto out;
 	}
-	*hook = vaddr_to_offset(elf, hook_va);
-	*r_state = r_debug_va ? (unsigned long)vaddr_to_offset(elf, r_debug_va + 24) : 0;
 	/* A linear sweep of each executable section: compiled code, no data in
-	 * it on x86-64.  A site is trusted only if the sweep also met the
-	 * hook's own entry as an instruction: the sweep was in step. */
-	if (elf_getshdrstrndx(elf, &shstrndx) || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		goto out;
-	cs_option(cs, CS_OPT_SKIPDATA, CS_OPT_ON);
-	scn = NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		const uint8_t *code;
-		size_t size;
-		uint64_t va;
-		cs_insn *insn;
+	 * it on x86-64.  The call sites are trusted only if the sweep also met
+	 * the hook's own entry as an instruction: the sweep was in step. */
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK) {
+		cs_option(cs, CS_OPT_SKIPDATA, CS_OPT_ON);
+		scn = NULL;
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+			const uint8_t *code;
+			size_t size;
+			uint64_t va;
+			cs_insn *insn;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
-		    !(data = elf_getdata(scn, NULL)) || !data->d_buf)
-			continue;
-		code = data->d_buf;
-		size = data->d_size;
-		va = sh.sh_addr;
-		insn = cs_malloc(cs);
-		while (cs_disasm_iter(cs, &code, &size, &va, insn)) {
-			int32_t rel;
-
-			if (insn->address == hook_va)
-				entry_seen = 1;
-			if (insn->size != 5 || insn->bytes[0] != 0xe8)
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+			    !(sh.sh_flags & SHF_EXECINSTR) || !(data = elf_getdata(scn, NULL)) || !data->d_buf)
 				continue;
-			memcpy(&rel, insn->bytes + 1, 4);
-			if (insn->address + 5 + rel == hook_va && n < MAX_DL_SITES)
-				calls[n++] = vaddr_to_offset(elf, insn->address);
+			code = data->d_buf;
+			size = data->d_size;
+			va = sh.sh_addr;
+			insn = cs_malloc(cs);
+			while (cs_disasm_iter(cs, &code, &size, &va, insn)) {
+				int32_t rel;
+
+				if (insn->address == hook_va)
+					entry_seen = 1;
+				if (insn->size != 5 || insn->bytes[0] != 0xe8)
+					continue;
+				memcpy(&rel, insn->bytes + 1, 4);
+				if (insn->address + 5 + rel == hook_va && n < MAX_DL_SITES &&
+				    vaddr_to_offset(elf, insn->address) >= 0)
+					va_of[n++] = insn->address;
+			}
+			cs_free(insn, 1);
 		}
-		cs_free(insn, 1);
+		cs_close(&cs);
 	}
-	cs_close(&cs);
-	if (!entry_seen)
-		n = 0;
-	for (int i = 0; i < n; i++)
-		if ((long)calls[i] < 0)
-			n = 0;
+	*calls = entry_seen && n > 0;
+	if (!*calls) {
+		va_of[0] = hook_va;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		offs[i] = vaddr_to_offset(elf, va_of[i]);
+		to_state[i] = r_debug_va ? r_debug_va + 24 - va_of[i] : 0;
+	}
 out:
 	if (elf)
 		elf_end(elf);
@@ -705,22 +708,17 @@ out:
 int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const char *ld_so,
 		       char *err, size_t errlen)
 {
-	unsigned long hook, r_state = 0, offs[MAX_DL_SITES];
+	unsigned long offs[MAX_DL_SITES];
 	__u64 cookies[MAX_DL_SITES];
-	int n = find_dl_sites(ld_so, &hook, &r_state, offs), r = 0;
+	int calls, n = find_dl_sites(ld_so, offs, cookies, &calls), r = 0;
 
 	if (n < 0) {
 		snprintf(err, errlen, "no _dl_debug_state in %s", ld_so);
 		return -1;
 	}
-	/* A uprobe on a `call` is emulated: ~1 µs a hit here.  On the hook's
-	 * entry, a `ret`, the kernel single-steps a copy of the instruction
-	 * out of line: ~20 µs a hit, four hits per dlopen and dlclose. */
-	if (n == 0)
-		offs[n++] = hook;
-	/* The cookie: from the probed instruction to r_state (0: unknown). */
-	for (int i = 0; i < n; i++)
-		cookies[i] = r_state ? r_state - offs[i] : 0;
+	/* A uprobe on a `call` is emulated.  On the hook's entry, a `ret`, the
+	 * kernel single-steps a copy of the instruction out of line: ~20 µs a
+	 * hit here, four hits per dlopen and dlclose. */
 	if (a->multi)
 		r = link_multi(a, bpf_program__fd(prog), ld_so, offs, NULL, cookies, n);
 	else
@@ -730,7 +728,7 @@ int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const cha
 		snprintf(err, errlen, "failed to attach to _dl_debug_state in %s: %s", ld_so, strerror(errno));
 		return -1;
 	}
-	a->dl_sites = offs[0] == hook ? 0 : n;
+	a->dl_sites = calls ? n : 0;
 	return 0;
 }
 
