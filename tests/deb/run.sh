@@ -18,10 +18,7 @@ export LC_ALL=C
 T=$(mktemp -d /tmp/tr2-deb.XXXXXX)
 PKGS="tr2 libtr2-0 libtr2-dev"
 pass=0 fail=0 skip=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
-expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }
-same() { if diff -u "$2" "$3" > "$T/diff"; then ok "$1"; else bad "$1" "$(head -40 "$T/diff")"; fi; }
+. tests/lib.sh
 installed() { for p in $PKGS; do dpkg-query -W -f '${Status} ${Package}\n' "$p" 2> /dev/null; done | grep '^install ok installed'; }
 # apt-get waits for the dpkg lock (another apt-get on the machine) rather
 # than failing at once.

@@ -18,21 +18,11 @@ T=$(mktemp -d /tmp/tr2-e2e.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
 
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
-
-# same NAME EXPECTED ACTUAL: whole files, line for line.
-same() {
-	if [ "$UPDATE" = --update ]; then cp "$3" "$2"; ok "$1 (updated)"; return; fi
-	if diff -u "$2" "$3" > "$T/diff"; then ok "$1"; else bad "$1" "$(head -40 "$T/diff")"; fi
-}
+. tests/lib.sh
 
 # masked FMT FILE: the masked trace, or a failed test when it does not parse;
 # the build directory reads as build/ (the sanitizer run uses its own).
 masked() { $MASK "$1" < "$2" > "$T/masked" && sed "s|$B/|build/|g" "$T/masked"; }
-
-# expect_eq NAME WANT GOT
-expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }
 
 if [ "$(id -u)" != 0 ]; then
 	echo "e2e: SKIP: not root; the end-to-end tests load BPF programs"

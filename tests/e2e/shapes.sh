@@ -38,15 +38,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
-expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }
-
-# same NAME EXPECTED ACTUAL: whole files, line for line.
-same() {
-	if [ "$UPDATE" = --update ]; then cp "$3" "$2"; ok "$1 (updated)"; return; fi
-	if diff -u "$2" "$3" > "$T/diff"; then ok "$1"; else bad "$1" "$(head -40 "$T/diff")"; fi
-}
+. tests/lib.sh
 
 # counted PERFFILE: the masked PERF lines, with the values of data key i,
 # the number in a churn thread's name and the lost_events markers (their

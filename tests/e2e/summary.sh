@@ -15,9 +15,7 @@ T=$(mktemp -d /tmp/tr2-summary.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
 
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
-expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }
+. tests/lib.sh
 # expect_ok NAME CMD...: CMD exits 0; its output is the failure's detail.
 expect_ok() { local n=$1 out; shift; if out=$("$@" 2>&1); then ok "$n"; else bad "$n" "$out"; fi; }
 

@@ -22,10 +22,8 @@ NPM_DIR=$B/npm
 SPEEDSCOPE_VERSION=1.25.0
 pass=0 fail=0
 
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
+. tests/lib.sh
 skip() { echo "viewers: SKIP: $1"; echo "viewers: $pass passed, $fail failed, 1 skipped"; exit $(( fail > 0 )); }
-expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }
 
 [ "$(id -u)" = 0 ] || skip "not root; tr2-bpf loads BPF programs"
 mkdir -p "$OUT"

@@ -15,9 +15,7 @@ ROOT=$(pwd)
 export LC_ALL=C
 T=$(mktemp -d /tmp/tr2-install.XXXXXX)
 pass=0 fail=0 skip=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
-expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }
+. tests/lib.sh
 SYS=/usr/local
 cleanup() {
 	# A failed run must not leave tr2 in /usr/local for the suites after it.

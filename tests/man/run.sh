@@ -14,10 +14,8 @@ export LC_ALL=C
 T=$(mktemp -d /tmp/tr2-man.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0 skip=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
+. tests/lib.sh
 skipped() { skip=$((skip + 1)); echo "SKIP $1"; }
-expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }
 
 declare -A name=(
 	[man/tr2-bpf.1]="tr2-bpf - trace a program's Trace2 events through its USDT probes with eBPF"

@@ -1,0 +1,15 @@
+# tests/lib.sh: the result helpers every test script shares, sourced once it
+# has cd'd to the top of the tree and set its counters (pass, fail).
+#   ok NAME                  a check passed
+#   bad NAME [DETAIL...]     a check failed; DETAIL lines indented below it
+#   expect_eq NAME WANT GOT  the two strings are equal
+#   same NAME EXPECTED ACTUAL  whole files, line for line (the diff in
+#                            $T/diff); with UPDATE=--update, ACTUAL becomes
+#                            the expected file instead
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
+expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }
+same() {
+	if [ "${UPDATE:-}" = --update ]; then cp "$3" "$2"; ok "$1 (updated)"; return; fi
+	if diff -u "$2" "$3" > "$T/diff"; then ok "$1"; else bad "$1" "$(head -40 "$T/diff")"; fi
+}
