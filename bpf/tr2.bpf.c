@@ -14,9 +14,20 @@
 
 #include "tr2_record.h"
 
+#define SIGKILL 9
+#define SIGCONT 18
 #define SIGSTOP 19
+#define SIGTSTP 20
+#define SIGTTIN 21
+#define SIGTTOU 22
 #define VM_EXEC 0x4     /* include/linux/mm.h */
 #define RT_CONSISTENT 0 /* glibc's struct r_debug r_state (<link.h>) */
+#define HOLD_MAX_NS 1000000000ull  /* no process is held longer by a tracer that does not serve it */
+
+/* Tasks and their signals (kernel kfuncs, Linux 6.13+). */
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type, u64 value) __ksym;
 
 /* Open-coded VMA iterator (kernel kfuncs, Linux 6.7+). */
 extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
@@ -28,6 +39,13 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by tr2-bpf before load. */
 const volatile int follow = 0;  /* only record processes in `traced` (tr2-bpf -- CMD) */
+/* tr2-bpf -p: objects are known per traced process (its payload uprobes are
+ * its own), so that another traced process mapping the same object stops
+ * for tr2-bpf to attach for it too; else per object (tr2_object_key). */
+const volatile int known_per_process = 0;
+/* tr2-bpf's own tgid: while it is stopped no process is held for it, and
+ * when it stops or ends every process it holds goes on (see `held`). */
+const volatile __u32 tracer_tgid = 0;
 /* Wake the consumer only once this much is waiting; it also polls on a
  * timer.  A wakeup per record (irq_work, then a cross-CPU wakeup) nearly
  * doubled the cost of an event (BENCHMARKS.md). */
@@ -87,10 +105,38 @@ struct {
 	__type(value, __u8);
 } known SEC(".maps");
 
+/* The processes stopped (SIGSTOP) for tr2-bpf to attach to an object they
+ * map, by tgid: when the hold began (ns).  tr2-bpf deletes an entry when it
+ * sends SIGCONT.  The eBPF side itself sends SIGCONT to every process held
+ * when tr2-bpf is stopped (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU) or killed,
+ * when it ends, and to a process held longer than HOLD_MAX_NS whenever any
+ * process on the host forks, execs or exits; those count in `unserved`. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} held SEC(".maps");
+
+/* [0]: holds ended by the eBPF side rather than by tr2-bpf; [1]: processes
+ * not held because tr2-bpf was stopped or had too many held already (they
+ * go on before tr2-bpf has attached to the new object). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} unserved SEC(".maps");
+
+/* When the oldest hold began, ns; 0: none (a hint: may be older). */
+__u64 oldest_hold;
+/* tr2-bpf was sent a stop signal (or SIGKILL) and no SIGCONT since. */
+int tracer_stopped;
+
 /* The interned strings a thread has sent (tr2_record.h), per call site,
- * kept direct-mapped: slot = site % SITE_SLOTS, holding the site's key (see
- * site_key()).  A site that lost its slot to another sends its strings
- * again, which costs bytes, never correctness. */
+ * kept direct-mapped: slot = key % SITE_SLOTS, holding the call site's key
+ * (see site_key()).  A call site that lost its slot to another sends its
+ * strings again, which costs bytes, never correctness. */
 #define SITE_SLOTS 128
 #define CAT_SLOTS 8
 
@@ -185,7 +231,7 @@ struct trace2_tls {
 #define NREGS (sizeof(struct pt_regs) / 8)
 struct hit {
 	const struct __bpf_usdt_spec *spec;
-	__u32 site;             /* call site number: the cookie's upper half */
+	__u32 site;             /* probe site number: the cookie's upper half */
 	__u64 key;              /* site_key(), set by begin() */
 	__u64 regs[NREGS];
 };
@@ -206,7 +252,7 @@ static __always_inline struct hit *load_hit(struct hit *p, struct pt_regs *ctx)
 }
 
 /* Argument n (a constant), cast as its spec says; 0 when missing or unreadable. */
-static __always_inline long arg(const struct hit *p, int n)
+static __always_inline long arg(const struct hit *p, __u32 n)
 {
 	const struct __bpf_usdt_arg_spec *a;
 	__u32 reg;
@@ -446,16 +492,20 @@ static __always_inline void announce(struct thread_state *ts, struct task_struct
 	}
 }
 
-/* The site and the addresses of its literal strings (the file, arg 1, and
- * arg 3 + i for literals bit i), hashed; never 0.  The addresses count, not
- * only the site: a compiler may merge two call sites whose code is the
- * same but for the literals they load (gcc -Os cross-jumping does), and
- * then one site passes different literals.  Same site and same addresses
- * of literals: same bytes. */
+/* A call site, as far as its strings go: the probe site (which probe of
+ * which runtime), the calling object's module number (the probe's last
+ * argument, docs/probes.md) and the addresses of the call's literal strings
+ * (the file, arg 1, and arg 3 + i for literals bit i), hashed; never 0.
+ * Same key, same bytes: a module number is never given twice in a process,
+ * so an object loaded where another was unloaded has other keys, and the
+ * addresses count because one call site may pass different literals (a
+ * compiler may merge two call sites that differ only in the literals they
+ * load; gcc -Os cross-jumping does). */
 static __always_inline __u64 site_key(const struct hit *p, __u8 literals)
 {
 	__u64 k = p->site;
 
+	k = (k ^ arg(p, (__u32)p->spec->arg_cnt - 1)) * 0x9e3779b97f4a7c15ull;
 	k = (k ^ arg(p, 1)) * 0x9e3779b97f4a7c15ull;
 #pragma unroll
 	for (int i = 1; i <= 3; i++)
@@ -539,13 +589,11 @@ static __always_inline struct tr2_rec *begin(struct hit *p, __u8 kind, __u8 lite
 		return 0;
 	track_regions(ts, r);
 	r->line = arg(p, 2);
-	r->site = p->site;
-	if (r->site) {
-		r->interned = literals | 1;
-		p->key = site_key(p, literals);
-		if (ts->site_key[r->site & (SITE_SLOTS - 1)] == p->key)
-			r->flags |= TR2_RECF_REF;
-	}
+	r->interned = literals | 1;
+	p->key = site_key(p, literals);
+	r->site = 1 + (p->key % SITE_SLOTS);
+	if (ts->site_key[(r->site - 1) & (SITE_SLOTS - 1)] == p->key)
+		r->flags |= TR2_RECF_REF;
 	add_arg(r, p, 1, 0);
 	return r;
 }
@@ -561,7 +609,7 @@ static __always_inline int end(const struct hit *p, struct tr2_rec *r)
 	if (r->interned && !(r->flags & TR2_RECF_REF)) {
 		ts = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
 		if (ts)
-			ts->site_key[r->site & (SITE_SLOTS - 1)] = p->key;
+			ts->site_key[(r->site - 1) & (SITE_SLOTS - 1)] = p->key;
 	}
 	return 0;
 }
@@ -1089,6 +1137,71 @@ int probe_counter_add(struct pt_regs *ctx)
 	return 0;
 }
 
+/* Sends SIGCONT to the held process *pid; counts it in `unserved`. */
+static long release_one(struct bpf_map *map, __u32 *pid, __u64 *since, void *ctx)
+{
+	struct task_struct *t = bpf_task_from_pid(*pid);
+	__u32 zero = 0;
+	__u64 *n;
+
+	if (t) {
+		bpf_send_signal_task(t, SIGCONT, PIDTYPE_TGID, 0);
+		bpf_task_release(t);
+	}
+	bpf_map_delete_elem(map, pid);
+	n = bpf_map_lookup_elem(&unserved, &zero);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	return 0;
+}
+
+/* Lets every held process go on. */
+static __always_inline void release_all(void)
+{
+	bpf_for_each_map_elem(&held, release_one, 0, 0);
+	oldest_hold = 0;
+}
+
+static long release_if_old(struct bpf_map *map, __u32 *pid, __u64 *since, __u64 *now)
+{
+	if (*now - *since >= HOLD_MAX_NS)
+		release_one(map, pid, since, 0);
+	else if (!oldest_hold || *since < oldest_hold)
+		oldest_hold = *since;
+	return 0;
+}
+
+/* Lets the processes held longer than HOLD_MAX_NS go on: tr2-bpf is alive
+ * but does not serve them (a debugger holds it, it is starved, ...). */
+static __always_inline void release_expired(void)
+{
+	__u64 now, since = oldest_hold;
+
+	if (!since)
+		return;
+	now = bpf_ktime_get_ns();
+	if (now - since < HOLD_MAX_NS)
+		return;
+	oldest_hold = 0;
+	bpf_for_each_map_elem(&held, release_if_old, &now, 0);
+}
+
+/* tr2-bpf is being stopped or killed: it cannot serve a held process, nor
+ * one that would be held until it is continued. */
+SEC("tp_btf/signal_generate")
+int BPF_PROG(on_signal, int sig, struct kernel_siginfo *info, struct task_struct *task, int group, int result)
+{
+	if (task->tgid != tracer_tgid)
+		return 0;
+	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU || sig == SIGKILL) {
+		tracer_stopped = 1;
+		release_all();
+	} else if (sig == SIGCONT) {
+		tracer_stopped = 0;
+	}
+	return 0;
+}
+
 /* Follow mode: a traced process forked a process. */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
@@ -1097,6 +1210,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	__u8 one = 1;
 	struct tr2_rec *r;
 
+	release_expired();
 	if (!follow || ppid == cpid || !bpf_map_lookup_elem(&traced, &ppid))
 		return 0;
 	bpf_map_update_elem(&traced, &cpid, &one, BPF_ANY);
@@ -1122,6 +1236,11 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	__u32 pid = p->tgid;
 	struct tr2_rec *r;
 
+	if (pid == tracer_tgid) {
+		release_all();   /* tr2-bpf ends (killed, crashed, done): no one to wait for */
+		return 0;
+	}
+	release_expired();
 	if (ts) {
 		send_metrics(ts, pid, p->pid, 1);
 		if (ts->announced && (r = new_rec(TR2_REC_THREAD_GONE, pid, p->pid)))
@@ -1153,6 +1272,7 @@ static __always_inline int maps_unknown_object(struct tr2_object_key *key)
 		inode = vma->vm_file->f_inode;
 		key->dev = inode->i_sb->s_dev;
 		key->ino = inode->i_ino;
+		key->pid = known_per_process ? bpf_get_current_pid_tgid() >> 32 : 0;
 		found = !bpf_map_lookup_elem(&known, key);
 	}
 	bpf_iter_task_vma_destroy(&it);
@@ -1165,9 +1285,29 @@ static __always_inline int maps_unknown_object(struct tr2_object_key *key)
  * tr2-bpf attaches to that object before any of its code runs, and wakes
  * tr2-bpf at once, which sends SIGCONT when done.  With nothing unknown and
  * `always` 0 it sends nothing. */
+/* Whether process pid may be held (stopped) for tr2-bpf, from now_ns:
+ * entered into `held`, unless tr2-bpf cannot serve it or too many are held
+ * (then counted in unserved[1]). */
+static __always_inline int hold(__u32 pid, __u64 now_ns)
+{
+	__u32 one = 1;
+	__u64 *n;
+
+	if (!tracer_stopped && bpf_map_update_elem(&held, &pid, &now_ns, BPF_ANY) == 0) {
+		if (!oldest_hold)
+			oldest_hold = now_ns;
+		return 1;
+	}
+	n = bpf_map_lookup_elem(&unserved, &one);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	return 0;
+}
+
 static __always_inline void stop_if_unknown(__u8 kind, int always)
 {
 	__u64 id = bpf_get_current_pid_tgid();
+	__u32 pid = id >> 32;
 	struct tr2_object_key key = {};
 	int stop = maps_unknown_object(&key);
 	struct tr2_rec *r;
@@ -1177,11 +1317,15 @@ static __always_inline void stop_if_unknown(__u8 kind, int always)
 	r = new_rec(kind, id >> 32, (__u32)id);
 	if (!r)
 		return;
+	if (stop && !hold(id >> 32, r->ts_ns))
+		stop = 0;
 	r->num[0] = stop;
 	r->num[1] = key.dev;
 	r->num[2] = key.ino;
 	if (send_wake(r, r->size, stop) == 0 && stop)
 		bpf_send_signal(SIGSTOP);
+	else if (stop)
+		bpf_map_delete_elem(&held, &pid);
 }
 
 /* A traced process called exec (either mode: tr2-bpf -p puts its PID in
@@ -1192,6 +1336,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 {
 	__u32 pid = p->tgid;
 
+	release_expired();
 	if (!bpf_map_lookup_elem(&traced, &pid))
 		return 0;
 	/* A new program: no regions open, announce the thread again. */

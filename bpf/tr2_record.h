@@ -11,17 +11,18 @@
  *
  * Interned strings.  Call-site strings that are string literals (the file,
  * and category, label or key where trace2.h's __builtin_constant_p says so)
- * cannot change at a call site, so each thread sends them once per site: the
- * thread's first record from a site carries them all and sets `interned`
- * (bit i: the record's string i is such a literal); later records from that
- * thread and site whose literals are at the same addresses set TR2_RECF_REF
- * and leave those strings out, and the reader takes them from its copy.  A
- * record from the site with literals elsewhere (a compiler merged two call
- * sites into one probe) carries them whole again and replaces the copy.  A site is the
- * (object file, probe address) pair tr2-bpf attached, numbered by tr2-bpf
- * (`site`, the upper 32 bits of the BPF cookie), never reused in one run.
- * A thread's copies end with its TR2_REC_THREAD_INFO (after which the eBPF
- * side sends every site's strings again) and its TR2_REC_THREAD_GONE.
+ * cannot change at a call site, so each thread sends them once per call
+ * site: the eBPF side keys a call site by its probe, the calling object's
+ * module number and the addresses of its literals (bpf/tr2.bpf.c,
+ * site_key()), and keeps each thread's keys in SITE_SLOTS slots, direct-
+ * mapped.  A record whose key is in its slot sets TR2_RECF_REF and leaves
+ * the literal strings out (`interned`, bit i: the record's string i is such
+ * a literal); the reader takes them from its copy for that thread and
+ * `site`, the slot's number (1 .. SITE_SLOTS).  A record whose key is not
+ * in its slot carries its strings whole, takes the slot and replaces the
+ * reader's copy.  A thread's copies end with its TR2_REC_THREAD_INFO (after
+ * which the eBPF side sends every call site's strings again) and its
+ * TR2_REC_THREAD_GONE.
  */
 #ifndef TR2_RECORD_H
 #define TR2_RECORD_H
@@ -117,7 +118,7 @@ struct tr2_rec {
 	/* The thread's regions as the eBPF side counts them, which sees every
 	 * probe hit even when records are dropped: */
 	__u32 depth;     /* open regions: before the push on region_enter, after the pop on region_leave */
-	__u32 site;      /* call site number (see above), 0 for the tracer's own records */
+	__u32 site;      /* call site slot (see above), 0 for the tracer's own records */
 	__u64 region_ns; /* start (ts_ns) of the innermost open region, or of the one
 			    region_leave closes; 0 when unknown (entered before the attach,
 			    or deeper than TR2_REGION_MAX) or none */
@@ -152,13 +153,16 @@ struct tr2_metric {
 };
 
 /* An object file as the kernel names it: the inode's super block dev_t
- * (kernel encoding, MAJOR << 20 | MINOR) and inode number.  The eBPF side
+ * (kernel encoding, MAJOR << 20 | MINOR) and inode number (and, where
+ * tr2-bpf attaches per process, the process).  The eBPF side
  * keeps the objects tr2-bpf has looked at (attached, or without trace2
  * probes) in the map "known", and stops a traced process only when it maps
  * one that is not there. */
 struct tr2_object_key {
 	__u64 dev;
 	__u64 ino;
+	__u32 pid;       /* tr2-bpf -p: the traced process it was looked at for; else 0 */
+	__u32 pad;
 };
 
 #endif

@@ -1,37 +1,46 @@
 /* tr2_attach.c: see tr2_attach.h.
  *
- * tr2-bpf attaches USDT probes itself rather than through libbpf's
- * bpf_program__attach_usdt(), for two reasons:
+ * The payload is attached as libbpf's USDT support would, but by tr2-bpf
+ * itself, for two reasons:
  *  - one uprobe-multi link per (object, probe) instead of one perf event per
- *    call site: closing a perf uprobe waits for an RCU grace period under a
- *    global mutex (~0.1 s each here), so detaching a program with 80 call
- *    sites took 8 s; a multi link detaches with one wait;
- *  - the choice of instruction: where a site is the `nop; nop5` pair of the
- *    upstream libbpf/usdt header, the 5-byte nop is taken on kernels that
- *    optimize uprobes on it (Linux 6.18: a call instead of a trap), the
- *    1-byte nop elsewhere.
+ *    site: closing a perf uprobe waits for an RCU grace period under a
+ *    global mutex (~0.1 s each here); a multi link detaches with one wait;
+ *  - the semaphores: tr2-bpf raises none of the trace2 probes' own (those
+ *    are other tracers'), only tr2:enable's, and only where it traces.
  * The eBPF side keeps libbpf's usdt.bpf.h spec map (__bpf_usdt_specs) and
  * argument specs: this file fills the map and passes the spec id as the BPF
  * cookie, as libbpf does, in the cookie's lower 32 bits, which is all
- * usdt.bpf.h's bpf_usdt_arg() reads.  The upper 32 bits number the call
- * site, from 1, never reused in one run: the eBPF side sends a site's
- * literal strings once per thread (bpf/tr2_record.h).
+ * usdt.bpf.h's bpf_usdt_arg() reads.  The upper 32 bits number the probe
+ * site, from 1, never reused in one run (bpf/tr2.bpf.c keys call sites by it).
+ *
+ * The enable is a perf event on the tr2:enable site with its semaphore, of
+ * the kernel's "uprobe" PMU for one process or every process, and of a
+ * tracefs uprobe event where it must follow a process's descendants
+ * (attr.inherit): an inherited event of the "uprobe" PMU re-reads its path
+ * from the forking process's memory, and fork() fails with EFAULT (measured
+ * on Linux 6.18), where a tracefs event is copied by its id.
+ *
+ * Every object is opened through /proc/PID/map_files, so that the bytes read
+ * and the file probed are the ones the process maps, whatever its paths say;
+ * the kernel is handed /proc/self/fd/N, never a path read from a process.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -42,7 +51,6 @@
 #include "tr2_mem.h"
 #include "tr2_record.h"
 
-#define PROVIDER "trace2"
 #define MAX_ARGS 12          /* BPF_USDT_MAX_ARG_CNT of usdt.bpf.h */
 #define MAX_SPECS 4096       /* BPF_USDT_MAX_SPEC_CNT in bpf/tr2.bpf.c */
 
@@ -64,6 +72,10 @@ struct link_create_uprobe_multi {
 	char pad[128 - 60];  /* the rest of union bpf_attr, zeroed */
 };
 
+/* The "uprobe" PMU's config: the semaphore's file offset above this bit
+ * (kernel/events/core.c, PERF_UPROBE_REF_CTR_OFFSET_SHIFT). */
+#define UPROBE_REF_CTR_SHIFT 32
+
 /* The layout of libbpf's usdt.bpf.h spec map value (struct __bpf_usdt_spec). */
 enum { ARG_CONST, ARG_REG, ARG_REG_DEREF };
 struct arg_spec {
@@ -79,39 +91,46 @@ struct usdt_spec {
 	short arg_cnt;
 };
 
-/* One probe site of an object file. */
+/* One trace2 probe site of an object file. */
 struct site {
 	char name[32];
-	unsigned long offset;      /* file offset of the instruction to attach at */
-	unsigned long ref_ctr;     /* file offset of the semaphore, 0 when none */
+	unsigned long offset;      /* file offset of its 1-byte nop */
+	int pair;                  /* the 1-byte nop is followed by a 5-byte nop */
 	int spec_id;
-	__u32 number;              /* the call site's number (see above) */
+	__u32 number;              /* the probe site's number (see above) */
 };
 
+/* What tr2-bpf keeps of an object looked at. */
 struct object {
-	dev_t dev;
-	ino_t ino;
-	int has_probes;
+	struct tr2_object pub;
+	int fd;                    /* open while it has a runtime: the kernel gets /proc/self/fd/N */
+	struct site *sites;
+	int nsites;
+	unsigned long enable_off, enable_ref;  /* tr2:enable's site and semaphore, file offsets */
+	int tracefs_id;            /* its tracefs event for inherited enables, 0 until made */
 };
 
 struct tr2_attach {
 	struct bpf_object *obj;
-	pid_t pid_filter;
 	int multi;                 /* uprobe-multi links (Linux 6.6+) */
-	int nop5;                  /* the kernel optimizes uprobes on a 5-byte nop */
+	int nop5;                  /* payload uprobes on the 5-byte nop of each pair */
 	int spec_map_fd;
 	int known_map_fd;          /* the eBPF side's "known" objects, or -1 */
+	int known_per_process;     /* see tr2_attach_set_known_per_process */
 	struct usdt_spec *specs;
 	int nspecs;
-	struct object *objects;    /* looked at, with or without probes */
+	struct object **objects;   /* looked at, with or without a runtime */
 	int nobjects, cap_objects;
 	struct bpf_link **links;   /* fallback: one perf uprobe per site */
 	int nlinks, cap_links;
-	int *link_fds;             /* multi links */
-	int nlink_fds, cap_link_fds;
-	int attached_objects, sites;
-	__u32 site_numbers;        /* call site numbers given out */
+	int *fds;                  /* multi links and perf events, closed at the end */
+	int nfds, cap_fds;
+	__u32 site_numbers;        /* probe site numbers given out */
 	int dl_sites;              /* calls of _dl_debug_state probed; 0: its entry */
+	int uprobe_pmu;            /* the "uprobe" PMU's perf type, 0 until read */
+	char tracefs[64];          /* tracefs's mount point, "" until needed */
+	int mounted_tracefs;       /* tr2-bpf mounted it, and unmounts it */
+	int tracefs_events;        /* tracefs events made (tr2_<pid>/e1 ...) */
 };
 
 static int kernel_at_least(int major, int minor)
@@ -121,22 +140,6 @@ static int kernel_at_least(int major, int minor)
 
 	return !uname(&u) && sscanf(u.release, "%d.%d", &ma, &mi) == 2 &&
 	       (ma > major || (ma == major && mi >= minor));
-}
-
-/* Whether this kernel turns a uprobe on a 5-byte nop into a call
- * (arch_uprobe_optimize, Linux 6.18+). */
-static int kernel_optimizes_nop5(void)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[256];
-	int found = 0;
-
-	if (!f)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, " arch_uprobe_optimize\n") != NULL;
-	fclose(f);
-	return found;
 }
 
 int tr2_attach_prepare(struct bpf_object *obj)
@@ -153,7 +156,7 @@ int tr2_attach_prepare(struct bpf_object *obj)
 	return 1;
 }
 
-struct tr2_attach *tr2_attach_new(struct bpf_object *obj, pid_t pid_filter, int multi)
+struct tr2_attach *tr2_attach_new(struct bpf_object *obj, int multi)
 {
 	struct tr2_attach *a = calloc(1, sizeof(*a));
 	struct bpf_map *map = bpf_object__find_map_by_name(obj, "__bpf_usdt_specs");
@@ -162,9 +165,7 @@ struct tr2_attach *tr2_attach_new(struct bpf_object *obj, pid_t pid_filter, int 
 		abort();
 	elf_version(EV_CURRENT);
 	a->obj = obj;
-	a->pid_filter = pid_filter;
 	a->multi = multi;
-	a->nop5 = kernel_optimizes_nop5();
 	a->spec_map_fd = map && bpf_map__value_size(map) == sizeof(struct usdt_spec) ? bpf_map__fd(map) : -1;
 	map = bpf_object__find_map_by_name(obj, "known");
 	a->known_map_fd = map ? bpf_map__fd(map) : -1;
@@ -179,6 +180,12 @@ int tr2_attach_uses_nop5(const struct tr2_attach *a)
 void tr2_attach_set_nop5(struct tr2_attach *a, int nop5)
 {
 	a->nop5 = nop5;
+}
+
+static void keep_fd(struct tr2_attach *a, int fd)
+{
+	a->fds = tr2_grow(a->fds, a->nfds, &a->cap_fds, sizeof(int));
+	a->fds[a->nfds++] = fd;
 }
 
 /* struct pt_regs (x86-64) offsets of the registers USDT arguments name. */
@@ -281,25 +288,20 @@ static long vaddr_to_offset(Elf *elf, GElf_Addr addr)
 }
 
 /*
- * Reads the trace2 probe sites of the ELF file at path from its
- * .note.stapsdt notes (owner "stapsdt", type 3: pc, base and semaphore
- * addresses, then provider, name and argument strings; systemtap's sdt.h).
- * Returns the number of sites (*out, malloc'd), or -1 on a bad file, or -2
- * with err set when a site cannot be read.
+ * Reads the probes of the ELF file open as fd from its .note.stapsdt notes
+ * (owner "stapsdt", type 3: pc, base and semaphore addresses, then provider,
+ * name and argument strings; systemtap's sdt.h) into o: the trace2 probe
+ * sites and tr2:enable.  Returns 0 (also for a file that is no ELF, or has
+ * no notes), or -1 with err set when a probe cannot be read.
  */
-static int read_sites(struct tr2_attach *a, const char *path, struct site **out,
-		      char *err, size_t errlen)
+static int read_probes(struct tr2_attach *a, int fd, struct object *o, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), n = 0, cap = 0, ret = -1;
-	struct site *sites = NULL;
 	GElf_Addr base_addr = 0;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	Elf *elf;
+	int cap = 0, ret = 0;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 
-	if (fd < 0)
-		return -1;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) ||
 	    gelf_getclass(elf) != ELFCLASS64)
 		goto out;
@@ -312,7 +314,7 @@ static int read_sites(struct tr2_attach *a, const char *path, struct site **out,
 		    !strcmp(sname, ".stapsdt.base"))
 			base_addr = sh.sh_addr;
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
+	while (!ret && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
 		const char *sname;
@@ -325,7 +327,7 @@ static int read_sites(struct tr2_attach *a, const char *path, struct site **out,
 		if (!sname || strcmp(sname, ".note.stapsdt"))
 			continue;
 		data = elf_getdata(scn, NULL);
-		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		while (!ret && data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 			const char *desc = (const char *)data->d_buf + desc_off, *end = desc + nh.n_descsz;
 			const char *prov = desc + 24, *name, *args;
 			GElf_Addr pc, note_base, sema;
@@ -338,7 +340,9 @@ static int read_sites(struct tr2_attach *a, const char *path, struct site **out,
 				continue;
 			name = memchr(prov, '\0', end - prov);
 			if (!name || ++name >= end || !(args = memchr(name, '\0', end - name)) || ++args >= end ||
-			    !memchr(args, '\0', end - args) || strcmp(prov, PROVIDER))
+			    !memchr(args, '\0', end - args))
+				continue;
+			if (strcmp(prov, "trace2") && !(!strcmp(prov, "tr2") && !strcmp(name, "enable")))
 				continue;
 			memcpy(&pc, desc, 8);
 			memcpy(&note_base, desc + 8, 8);
@@ -352,39 +356,36 @@ static int read_sites(struct tr2_attach *a, const char *path, struct site **out,
 			if (sema)
 				sema_off = vaddr_to_offset(elf, sema);
 			if (pc_off < 0 || sema_off < 0) {
-				snprintf(err, errlen, "probe %s:%s in %s: address outside the file", PROVIDER, name, path);
-				ret = -2;
-				goto out;
+				snprintf(err, errlen, "probe %s:%s in %s: address outside the file", prov, name,
+					 o->pub.name);
+				ret = -1;
+				break;
 			}
-			/* The upstream libbpf/usdt pair `nop; nop5`: take the nop5 where
-			 * the kernel optimizes it. */
-			if (a->nop5 && pread(fd, insn, sizeof(insn), pc_off) == sizeof(insn) &&
-			    !memcmp(insn, "\x90\x0f\x1f\x44\x00\x00", 6))
-				pc_off++;
-			sites = tr2_grow(sites, n, &cap, sizeof(*sites));
-			s = &sites[n++];
+			if (!strcmp(prov, "tr2")) {
+				o->enable_off = pc_off;
+				o->enable_ref = sema_off;
+				o->pub.runtime = sema_off > 0;
+				continue;
+			}
+			o->sites = tr2_grow(o->sites, o->nsites, &cap, sizeof(*o->sites));
+			s = &o->sites[o->nsites++];
 			snprintf(s->name, sizeof(s->name), "%s", name);
 			s->offset = pc_off;
-			s->ref_ctr = sema_off;
+			s->pair = pread(fd, insn, sizeof(insn), pc_off) == sizeof(insn) &&
+				  !memcmp(insn, "\x90\x0f\x1f\x44\x00\x00", 6);
 			s->spec_id = spec_id(a, args);
 			s->number = ++a->site_numbers;
 			if (s->spec_id < 0) {
-				snprintf(err, errlen, "probe %s:%s in %s: cannot read its arguments '%s'",
-					 PROVIDER, name, path, args);
-				ret = -2;
-				goto out;
+				snprintf(err, errlen, "probe trace2:%s in %s: cannot read its arguments '%s'",
+					 name, o->pub.name, args);
+				ret = -1;
 			}
 		}
 	}
-	ret = n;
+	o->pub.sites = o->nsites;
 out:
-	if (ret < 0)
-		free(sites);
-	else
-		*out = sites;
 	if (elf)
 		elf_end(elf);
-	close(fd);
 	return ret;
 }
 
@@ -393,10 +394,17 @@ static __u64 cookie(const struct site *s)
 	return (__u64)s->number << 32 | (__u32)s->spec_id;
 }
 
+/* /proc/self/fd/N of an object, the path the kernel is handed. */
+static void fd_path(const struct object *o, char *buf, size_t size)
+{
+	snprintf(buf, size, "/proc/self/fd/%d", o->fd);
+}
+
 /* One uprobe-multi link of prog_fd at the n file offsets offs of path, with
- * their semaphores (refs, 0: none; NULL: no semaphores) and BPF cookies. */
+ * their semaphores (refs, 0: none; NULL: no semaphores) and BPF cookies,
+ * for process pid (0: every process). */
 static int link_multi(struct tr2_attach *a, int prog_fd, const char *path, const unsigned long *offs,
-		      const unsigned long *refs, const __u64 *cookies, int m)
+		      const unsigned long *refs, const __u64 *cookies, int m, pid_t pid)
 {
 	struct link_create_uprobe_multi attr;
 	int fd;
@@ -409,22 +417,20 @@ static int link_multi(struct tr2_attach *a, int prog_fd, const char *path, const
 	attr.ref_ctr_offsets = (unsigned long)refs;
 	attr.cookies = (unsigned long)cookies;
 	attr.cnt = m;
-	attr.pid = a->pid_filter > 0 ? a->pid_filter : 0;
+	attr.pid = pid;
 	fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	if (fd >= 0) {
-		a->link_fds = tr2_grow(a->link_fds, a->nlink_fds, &a->cap_link_fds, sizeof(int));
-		a->link_fds[a->nlink_fds++] = fd;
-	}
+	if (fd >= 0)
+		keep_fd(a, fd);
 	return fd < 0 ? -1 : 0;
 }
 
-/* One perf uprobe of prog at path's file offset off, with its semaphore
- * (0: none) and BPF cookie: kernels before uprobe-multi links. */
+/* One perf uprobe of prog at path's file offset off, with its BPF cookie,
+ * for process pid (0: every process): kernels before uprobe-multi links. */
 static int link_one(struct tr2_attach *a, struct bpf_program *prog, const char *path, unsigned long off,
-		    unsigned long ref, __u64 bpf_cookie)
+		    __u64 bpf_cookie, pid_t pid)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .ref_ctr_offset = ref, .bpf_cookie = bpf_cookie);
-	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, a->pid_filter, path, off, &opts);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = bpf_cookie);
+	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, pid ? pid : -1, path, off, &opts);
 
 	if (!l)
 		return -1;
@@ -433,134 +439,285 @@ static int link_one(struct tr2_attach *a, struct bpf_program *prog, const char *
 	return 0;
 }
 
-static int attach_multi(struct tr2_attach *a, int prog_fd, const char *path, const struct site *sites,
-			int n, const char *name)
+/* Attaches prog_name's program to the sites of o named name. */
+static int attach_probe(struct tr2_attach *a, struct object *o, const char *name, pid_t pid)
 {
-	unsigned long *offs = calloc(n, sizeof(*offs)), *refs = calloc(n, sizeof(*refs));
-	__u64 *cookies = calloc(n, sizeof(*cookies));
-	int m = 0, r;
+	unsigned long *offs = calloc(o->nsites, sizeof(*offs));
+	__u64 *cookies = calloc(o->nsites, sizeof(*cookies));
+	char prog_name[64], path[64];
+	struct bpf_program *prog;
+	int m = 0, r = 0;
 
-	if (!offs || !refs || !cookies)
+	if (!offs || !cookies)
 		abort();
-	for (int i = 0; i < n; i++)
-		if (!strcmp(sites[i].name, name)) {
-			offs[m] = sites[i].offset;
-			refs[m] = sites[i].ref_ctr;
-			cookies[m] = cookie(&sites[i]);
+	snprintf(prog_name, sizeof(prog_name), "probe_%s", name);
+	prog = bpf_object__find_program_by_name(a->obj, prog_name);
+	fd_path(o, path, sizeof(path));
+	for (int i = 0; prog && i < o->nsites; i++)
+		if (!strcmp(o->sites[i].name, name)) {
+			/* the 5-byte nop of a pair, where chosen (tr2_attach_set_nop5) */
+			offs[m] = o->sites[i].offset + (a->nop5 && o->sites[i].pair);
+			cookies[m] = cookie(&o->sites[i]);
 			m++;
 		}
-	r = link_multi(a, prog_fd, path, offs, refs, cookies, m);
+	if (m && a->multi)
+		r = link_multi(a, bpf_program__fd(prog), path, offs, NULL, cookies, m, pid);
+	for (int i = 0; m && !a->multi && i < m && !r; i++)
+		r = link_one(a, prog, path, offs[i], cookies[i], pid);
 	free(offs);
-	free(refs);
 	free(cookies);
 	return r;
 }
 
-static int attach_each(struct tr2_attach *a, struct bpf_program *prog, const char *path,
-		       const struct site *sites, int n, const char *name)
+int tr2_attach_payload(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, char *err, size_t errlen)
 {
-	for (int i = 0; i < n; i++)
-		if (!strcmp(sites[i].name, name) &&
-		    link_one(a, prog, path, sites[i].offset, sites[i].ref_ctr, cookie(&sites[i])))
-			return -1;
-	return 0;
-}
+	struct object *o = (struct object *)pub;
 
-/* Attaches every program whose probe the object at path has.  Returns 1,
- * 0 when it has no trace2 probes, -1 with err set. */
-static int attach_object(struct tr2_attach *a, const char *path, char *err, size_t errlen)
-{
-	struct site *sites = NULL;
-	int n = read_sites(a, path, &sites, err, errlen), r = 0;
-
-	if (n == -2)
-		return -1;
-	if (n <= 0)
-		return 0;
-	for (int i = 0; i < n && !r; i++) {
-		char prog_name[64];
-		struct bpf_program *prog;
+	for (int i = 0; i < o->nsites; i++) {
 		int first = 1;
 
 		for (int j = 0; j < i; j++)
-			first &= strcmp(sites[j].name, sites[i].name) != 0;
-		if (!first)
-			continue;
-		snprintf(prog_name, sizeof(prog_name), "probe_%s", sites[i].name);
-		prog = bpf_object__find_program_by_name(a->obj, prog_name);
-		if (!prog)
-			continue; /* a probe this tracer does not know: leave it */
-		r = a->multi ? attach_multi(a, bpf_program__fd(prog), path, sites, n, sites[i].name)
-			     : attach_each(a, prog, path, sites, n, sites[i].name);
-		if (r)
-			snprintf(err, errlen, "failed to attach to probe %s:%s in %s: %s", PROVIDER,
-				 sites[i].name, path, strerror(errno));
+			first &= strcmp(o->sites[j].name, o->sites[i].name) != 0;
+		if (first && attach_probe(a, o, o->sites[i].name, pid)) {
+			snprintf(err, errlen, "failed to attach to probe trace2:%s in %s: %s",
+				 o->sites[i].name, o->pub.name, strerror(errno));
+			return -1;
+		}
 	}
-	free(sites);
-	if (r)
-		return -1;
-	a->attached_objects++;
-	a->sites += n;
-	return 1;
+	if (!pid)
+		o->pub.payload_all = 1;
+	return 0;
 }
 
-static struct object *find_object(struct tr2_attach *a, const struct stat *st)
+/* The "uprobe" PMU's perf event type (sysfs), 0 when there is none. */
+static int uprobe_pmu(struct tr2_attach *a)
+{
+	FILE *f;
+
+	if (a->uprobe_pmu)
+		return a->uprobe_pmu;
+	f = fopen("/sys/bus/event_source/devices/uprobe/type", "re");
+	if (f && fscanf(f, "%d", &a->uprobe_pmu) != 1)
+		a->uprobe_pmu = 0;
+	if (f)
+		fclose(f);
+	return a->uprobe_pmu;
+}
+
+static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* A counting perf event of the "uprobe" PMU on o's tr2:enable, with its
+ * semaphore, for (pid, cpu) as perf_event_open(2) takes them. */
+static int enable_pmu(struct tr2_attach *a, struct object *o, pid_t pid, int cpu)
+{
+	struct perf_event_attr attr;
+	char path[64];
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = uprobe_pmu(a);
+	if (!attr.type) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd_path(o, path, sizeof(path));
+	attr.config = (__u64)o->enable_ref << UPROBE_REF_CTR_SHIFT;
+	attr.uprobe_path = (unsigned long)path;
+	attr.probe_offset = o->enable_off;
+	fd = perf_open(&attr, pid, cpu);
+	if (fd >= 0)
+		keep_fd(a, fd);
+	return fd;
+}
+
+/* Where tracefs is mounted, mounting it at /sys/kernel/tracing when it is
+ * nowhere (tr2-bpf then unmounts it at the end).  Returns 0 or -1. */
+static int find_tracefs(struct tr2_attach *a)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[128];
+
+	if (a->tracefs[0])
+		return 0;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/uprobe_events", dirs[i]);
+		if (!access(path, W_OK)) {
+			snprintf(a->tracefs, sizeof(a->tracefs), "%s", dirs[i]);
+			return 0;
+		}
+	}
+	if (mount("nodev", dirs[0], "tracefs", 0, NULL))
+		return -1;
+	a->mounted_tracefs = 1;
+	snprintf(a->tracefs, sizeof(a->tracefs), "%s", dirs[0]);
+	return 0;
+}
+
+/* Appends one line to tracefs's uprobe_events (its syntax:
+ * Documentation/trace/uprobetracer.rst). */
+static int uprobe_events(struct tr2_attach *a, const char *line)
+{
+	char path[128];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", a->tracefs);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = write(fd, line, strlen(line)) == (ssize_t)strlen(line) ? 0 : -1;
+	close(fd);
+	return r;
+}
+
+/* The tracefs event on o's tr2:enable, with its semaphore: its id, made at
+ * the first call as tr2_<tr2-bpf's pid>/e<n>.  Returns the id or -1. */
+static int enable_tracefs_id(struct tr2_attach *a, struct object *o)
+{
+	char line[256], path[192];
+	FILE *f;
+	int id = 0;
+
+	if (o->tracefs_id)
+		return o->tracefs_id;
+	if (find_tracefs(a))
+		return -1;
+	snprintf(line, sizeof(line), "p:tr2_%d/e%d /proc/%d/fd/%d:0x%lx(0x%lx)\n", (int)getpid(),
+		 a->tracefs_events + 1, (int)getpid(), o->fd, o->enable_off, o->enable_ref);
+	if (uprobe_events(a, line))
+		return -1;
+	a->tracefs_events++;
+	snprintf(path, sizeof(path), "%s/events/tr2_%d/e%d/id", a->tracefs, (int)getpid(), a->tracefs_events);
+	f = fopen(path, "re");
+	if (!f || fscanf(f, "%d", &id) != 1 || id <= 0) {
+		if (f)
+			fclose(f);
+		errno = ENOENT;
+		return -1;
+	}
+	fclose(f);
+	return o->tracefs_id = id;
+}
+
+int tr2_attach_enable(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, int inherit,
+		      char *err, size_t errlen)
+{
+	struct object *o = (struct object *)pub;
+	struct perf_event_attr attr;
+	int fd;
+
+	if (!inherit) {
+		fd = enable_pmu(a, o, pid, -1);
+	} else {
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.config = enable_tracefs_id(a, o);
+		attr.inherit = 1;
+		fd = (int)attr.config > 0 ? perf_open(&attr, pid, -1) : -1;
+		if (fd >= 0)
+			keep_fd(a, fd);
+	}
+	if (fd < 0 && errno != ESRCH) {
+		snprintf(err, errlen, "failed to attach to probe tr2:enable in %s for process %d: %s%s",
+			 o->pub.name, (int)pid, strerror(errno),
+			 inherit ? " (a tracefs uprobe event, which follows its descendants)" : "");
+		return -1;
+	}
+	return 0;   /* a process already gone needs nothing */
+}
+
+int tr2_attach_enable_all(struct tr2_attach *a, struct tr2_object *pub, char *err, size_t errlen)
+{
+	struct object *o = (struct object *)pub;
+	int ncpu = libbpf_num_possible_cpus();
+
+	for (int cpu = 0; cpu < ncpu; cpu++)
+		if (enable_pmu(a, o, -1, cpu) < 0 && errno != ENODEV) {
+			snprintf(err, errlen, "failed to attach to probe tr2:enable in %s: %s", o->pub.name,
+				 strerror(errno));
+			return -1;
+		}
+	o->pub.enable_all = 1;
+	return 0;
+}
+
+static struct object *find_object(struct tr2_attach *a, uint64_t dev, uint64_t ino)
 {
 	for (int i = 0; i < a->nobjects; i++)
-		if (a->objects[i].dev == st->st_dev && a->objects[i].ino == st->st_ino)
-			return &a->objects[i];
+		if (a->objects[i]->pub.dev == dev && a->objects[i]->pub.ino == ino)
+			return a->objects[i];
 	return NULL;
 }
 
-/*
- * Faults in [start, end) of process pid by reading it.  The eBPF programs
- * read strings with bpf_probe_read_user_str(), which cannot take a page
- * fault: a string literal that only a probe refers to (__FILE__, a category)
- * sits in a .rodata page that the program itself may never have touched.
- * Reading it through process_vm_readv() maps the page into the target.
- */
-static void prefault(pid_t pid, unsigned long start, unsigned long end)
+void tr2_attach_known(struct tr2_attach *a, uint64_t dev, uint64_t ino, pid_t pid)
 {
-	static char buf[1 << 16];
-
-	while (start < end) {
-		size_t n = end - start < sizeof(buf) ? end - start : sizeof(buf);
-		struct iovec local = { buf, n }, remote = { (void *)start, n };
-
-		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) <= 0)
-			return;
-		start += n;
-	}
-}
-
-void tr2_attach_known(struct tr2_attach *a, uint64_t dev, uint64_t ino)
-{
-	struct tr2_object_key key = { .dev = dev, .ino = ino };
+	struct tr2_object_key key = { .dev = dev, .ino = ino, .pid = a->known_per_process ? pid : 0 };
 	__u8 one = 1;
 
 	if (a->known_map_fd >= 0)
 		bpf_map_update_elem(a->known_map_fd, &key, &one, BPF_ANY);
 }
 
-/* Tells the eBPF side that the object mapped executable at start-end in
- * process pid has been looked at.  The key is the file the mapping holds
- * as the kernel names it, which /proc/PID/map_files shows (it can differ
- * from the path's: overlayfs). */
-static void mark_known(struct tr2_attach *a, pid_t pid, unsigned long start, unsigned long end)
+void tr2_attach_set_known_per_process(struct tr2_attach *a, int per_process)
 {
-	char path[96];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)pid, start, end);
-	if (!stat(path, &st))
-		tr2_attach_known(a, (uint64_t)major(st.st_dev) << 20 | minor(st.st_dev), st.st_ino);
+	a->known_per_process = per_process;
 }
 
-int tr2_attach_process(struct tr2_attach *a, pid_t pid, char *err, size_t errlen)
+/* The object mapped at start-end in process pid, looked at now if it was
+ * not before; NULL when it is no regular file or is gone. */
+static struct object *object_at(struct tr2_attach *a, pid_t pid, unsigned long start, unsigned long end,
+				const char *name, char *err, size_t errlen, int *failed)
+{
+	char path[96];
+	struct object *o;
+	struct stat st;
+	uint64_t dev;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)pid, start, end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	dev = (uint64_t)major(st.st_dev) << 20 | minor(st.st_dev);
+	o = find_object(a, dev, st.st_ino);
+	if (o) {
+		close(fd);
+		return o;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		abort();
+	o->pub.dev = dev;
+	o->pub.ino = st.st_ino;
+	o->pub.name = strdup(name);
+	o->fd = fd;
+	if (!o->pub.name)
+		abort();
+	if (read_probes(a, fd, o, err, errlen))
+		*failed = 1;
+	o->pub.old = o->nsites && !o->pub.runtime;
+	if (!o->pub.runtime) {
+		close(o->fd);
+		o->fd = -1;
+	}
+	a->objects = tr2_grow(a->objects, a->nobjects, &a->cap_objects, sizeof(*a->objects));
+	a->objects[a->nobjects++] = o;
+	return o;
+}
+
+int tr2_attach_scan(struct tr2_attach *a, pid_t pid, int (*fn)(void *ctx, struct tr2_object *o, pid_t pid),
+		    void *ctx, char *err, size_t errlen)
 {
 	char maps_path[64], line[PATH_MAX + 256];
+	int r = 0, failed = 0;
 	FILE *maps;
-	int added = 0;
 
 	snprintf(maps_path, sizeof(maps_path), "/proc/%d/maps", (int)pid);
 	maps = fopen(maps_path, "re");
@@ -568,43 +725,23 @@ int tr2_attach_process(struct tr2_attach *a, pid_t pid, char *err, size_t errlen
 		snprintf(err, errlen, "failed to read %s: %s", maps_path, strerror(errno));
 		return -1;
 	}
-	while (fgets(line, sizeof(line), maps)) {
-		char *path = strchr(line, '/'), rooted[PATH_MAX + 64], perms[8];
+	while (!r && !failed && fgets(line, sizeof(line), maps)) {
+		char *name = strchr(line, '/'), perms[8];
 		unsigned long start, end;
 		struct object *o;
-		struct stat st;
 
-		if (!path)
+		if (!name || sscanf(line, "%lx-%lx %7s", &start, &end, perms) != 3 || perms[2] != 'x')
 			continue;
-		path[strcspn(path, "\n")] = '\0';
-		/* Read the file through the process's root: the bytes it mapped. */
-		snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", (int)pid, path);
-		if (stat(rooted, &st) || !S_ISREG(st.st_mode))
+		name[strcspn(name, "\n")] = '\0';
+		o = object_at(a, pid, start, end, name, err, errlen, &failed);
+		if (!o)
 			continue;
-		o = find_object(a, &st);
-		if (!o) {
-			int r = attach_object(a, rooted, err, errlen);
-
-			if (r < 0) {
-				fclose(maps);
-				return -1;
-			}
-			a->objects = tr2_grow(a->objects, a->nobjects, &a->cap_objects, sizeof(*a->objects));
-			o = &a->objects[a->nobjects++];
-			o->dev = st.st_dev;
-			o->ino = st.st_ino;
-			o->has_probes = r;
-			added += r;
-		}
-		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) != 3)
-			continue;
-		if (perms[2] == 'x')
-			mark_known(a, pid, start, end);
-		else if (o->has_probes)
-			prefault(pid, start, end);
+		tr2_attach_known(a, o->pub.dev, o->pub.ino, pid);
+		if ((o->pub.runtime || o->pub.old) && !failed)
+			r = fn(ctx, &o->pub, pid);
 	}
 	fclose(maps);
-	return added;
+	return failed ? -1 : r;
 }
 
 #define MAX_DL_SITES 32
@@ -705,7 +842,7 @@ out:
 	return n;
 }
 
-int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const char *ld_so,
+int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const char *ld_so, pid_t pid,
 		       char *err, size_t errlen)
 {
 	unsigned long offs[MAX_DL_SITES];
@@ -720,10 +857,10 @@ int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const cha
 	 * kernel single-steps a copy of the instruction out of line: ~20 µs a
 	 * hit here, four hits per dlopen and dlclose. */
 	if (a->multi)
-		r = link_multi(a, bpf_program__fd(prog), ld_so, offs, NULL, cookies, n);
+		r = link_multi(a, bpf_program__fd(prog), ld_so, offs, NULL, cookies, n, pid);
 	else
 		for (int i = 0; i < n && !r; i++)
-			r = link_one(a, prog, ld_so, offs[i], 0, cookies[i]);
+			r = link_one(a, prog, ld_so, offs[i], cookies[i], pid);
 	if (r) {
 		snprintf(err, errlen, "failed to attach to _dl_debug_state in %s: %s", ld_so, strerror(errno));
 		return -1;
@@ -739,15 +876,23 @@ int tr2_attach_dl_sites(const struct tr2_attach *a)
 
 int tr2_attach_objects(const struct tr2_attach *a)
 {
-	return a->attached_objects;
+	int n = 0;
+
+	for (int i = 0; i < a->nobjects; i++)
+		n += a->objects[i]->pub.runtime;
+	return n;
 }
 
 int tr2_attach_sites(const struct tr2_attach *a)
 {
-	return a->sites;
+	int n = 0;
+
+	for (int i = 0; i < a->nobjects; i++)
+		n += a->objects[i]->pub.runtime ? a->objects[i]->nsites : 0;
+	return n;
 }
 
-static void *close_link(void *fd)
+static void *close_fd(void *fd)
 {
 	close((int)(long)fd);
 	return NULL;
@@ -760,14 +905,14 @@ void tr2_attach_free(struct tr2_attach *a)
 
 	if (!a)
 		return;
-	/* Closing a multi link waits for an RCU grace period (~40 ms here);
-	 * from one thread each, the waits overlap. */
-	th = calloc(a->nlink_fds + 1, sizeof(*th));
+	/* Closing a multi link or a uprobe perf event waits for an RCU grace
+	 * period (~40 ms here); from one thread each, the waits overlap. */
+	th = calloc(a->nfds + 1, sizeof(*th));
 	if (!th)
 		abort();
-	for (int i = 0; i < a->nlink_fds; i++)
-		if (pthread_create(&th[nth], NULL, close_link, (void *)(long)a->link_fds[i]))
-			close(a->link_fds[i]);
+	for (int i = 0; i < a->nfds; i++)
+		if (pthread_create(&th[nth], NULL, close_fd, (void *)(long)a->fds[i]))
+			close(a->fds[i]);
 		else
 			nth++;
 	for (int i = 0; i < nth; i++)
@@ -775,7 +920,23 @@ void tr2_attach_free(struct tr2_attach *a)
 	free(th);
 	for (int i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
-	free(a->link_fds);
+	/* The tracefs events, once no perf event uses them. */
+	for (int i = 1; i <= a->tracefs_events; i++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "-:tr2_%d/e%d\n", (int)getpid(), i);
+		uprobe_events(a, line);
+	}
+	if (a->mounted_tracefs)
+		umount2(a->tracefs, MNT_DETACH);
+	for (int i = 0; i < a->nobjects; i++) {
+		if (a->objects[i]->fd >= 0)
+			close(a->objects[i]->fd);
+		free(a->objects[i]->sites);
+		free(a->objects[i]->pub.name);
+		free(a->objects[i]);
+	}
+	free(a->fds);
 	free(a->links);
 	free(a->objects);
 	free(a->specs);

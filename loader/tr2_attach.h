@@ -1,5 +1,17 @@
-/* tr2_attach.h: finds the trace2 probes of a process (its executable and
- * every shared object it maps) and attaches the eBPF programs to them. */
+/* tr2_attach.h: finds the tr2 runtimes a process maps (its executable and
+ * every shared object; docs/probes.md) and attaches to them.
+ *
+ * A runtime carries the trace2 probes, one site per event kind, and the
+ * private probe tr2:enable, whose semaphore is the word every trace2 call
+ * tests inline (usdt/trace2.h, trace2__state.on).  Attaching to a runtime
+ * is two things, each scoped by the caller (loader/tr2_mode.c):
+ *  - the payload: the eBPF programs on the trace2 probe sites, with no
+ *    semaphore, for one process or for every process that maps the object;
+ *  - the enable: a perf event on tr2:enable with its semaphore, which makes
+ *    the kernel raise trace2__state.on in exactly the processes the event
+ *    covers, and lower it again when the event is closed, whatever happens
+ *    to tr2-bpf.  Only those processes call into the runtime at all.
+ */
 #ifndef TR2_ATTACH_H
 #define TR2_ATTACH_H
 
@@ -11,63 +23,105 @@ struct bpf_object;
 struct bpf_program;
 struct tr2_attach;
 
+/* An object file looked at, by the (dev, ino) of the file a process maps. */
+struct tr2_object {
+	uint64_t dev, ino;   /* kernel encoding (MAJOR << 20 | MINOR), as the eBPF side names it */
+	int runtime;         /* carries a tr2 runtime (the tr2:enable probe) */
+	int old;             /* carries trace2 probes but no runtime: built with a trace2.h
+				older than this tracer, whose probe sites are in the program's
+				own code; never attached */
+	int sites;           /* trace2 probe sites in it */
+	int payload_all;     /* the payload is attached for every process */
+	int enable_all;      /* tr2:enable is raised in every process (tr2_attach_enable_all) */
+	char *name;          /* the path the process maps it by, for messages only */
+};
+
 /*
- * Before obj is loaded: makes its "probe_<probe>" programs uprobe-multi
- * programs where the kernel has those links (Linux 6.6+).  Returns 1 when it
- * did, 0 when probes will be attached one perf uprobe per site.
+ * Before obj is loaded: makes its "probe_<probe>" programs and "dl_update"
+ * uprobe-multi programs where the kernel has those links (Linux 6.6+).
+ * Returns 1 when it did, 0 when probes will be attached one perf uprobe per
+ * site.
  */
 int tr2_attach_prepare(struct bpf_object *obj);
 
-/*
- * Creates the bookkeeping for the programs of the loaded obj.  pid_filter:
- * the one process to attach to (tr2-bpf -p), or -1 to attach to every
- * process mapping an object and let the eBPF side filter (-- CMD).  multi:
- * what tr2_attach_prepare() returned.
- */
-struct tr2_attach *tr2_attach_new(struct bpf_object *obj, pid_t pid_filter, int multi);
+/* Creates the bookkeeping for the programs of the loaded obj; multi: what
+ * tr2_attach_prepare() returned. */
+struct tr2_attach *tr2_attach_new(struct bpf_object *obj, int multi);
 
-/* 1 when sites that are a `nop; nop5` pair get the uprobe on the 5-byte nop
- * (the kernel optimizes it into a call), 0 when on the 1-byte nop. */
+/* 1 when payload uprobes go on the 5-byte nop of each site, 0 when on the
+ * 1-byte nop (the default; see tr2_attach_set_nop5). */
 int tr2_attach_uses_nop5(const struct tr2_attach *a);
 
-/* Overrides that choice (benchmarks): 1 for the 5-byte nop, 0 for the 1-byte
- * nop.  Applies to objects attached afterwards. */
+/* Chooses the nop of the payload sites attached from now on: 1 for the
+ * 5-byte nop, 0 for the 1-byte one. */
 void tr2_attach_set_nop5(struct tr2_attach *a, int nop5);
 
 /*
- * Attaches to the trace2 probes of every object that process pid maps and
- * that is not attached yet, and puts every object it maps executable into
- * the eBPF side's "known" map (bpf/tr2_record.h), so that mapping it again,
- * in any traced process, stops nothing.  Returns the number of objects
- * newly attached (0 when none is new), or -1 with a one-line reason in err
- * (the process is gone, an attach failed).
+ * Looks at every object process pid maps executable: puts each into the
+ * eBPF side's "known" map (bpf/tr2_record.h), so that mapping it again, in
+ * any traced process, stops nothing, and reads the probes of each one not
+ * looked at before (by /proc/PID/map_files: the file the process maps).
+ * Then calls fn(ctx, o, pid) for each object with a runtime, or with trace2
+ * probes of an older trace2.h (o->old), that pid maps, looked at before or
+ * not.  A nonzero return of fn stops the walk and is returned.  Returns 0,
+ * or -1 with a one-line reason in err (the process is gone, an object's
+ * probes cannot be read).
  */
-int tr2_attach_process(struct tr2_attach *a, pid_t pid, char *err, size_t errlen);
+int tr2_attach_scan(struct tr2_attach *a, pid_t pid, int (*fn)(void *ctx, struct tr2_object *o, pid_t pid),
+		    void *ctx, char *err, size_t errlen);
+
+/* Attaches the eBPF programs to o's trace2 probe sites for process pid, or
+ * for every process that maps o when pid is 0 (then o->payload_all is set).
+ * Returns 0, or -1 with a reason in err. */
+int tr2_attach_payload(struct tr2_attach *a, struct tr2_object *o, pid_t pid, char *err, size_t errlen);
+
+/*
+ * Raises trace2__state.on in process pid while tr2-bpf runs, with a perf
+ * event on o's tr2:enable.  inherit 0: that process only (its children's
+ * copies are lowered at their first fork hook, usdt/tr2_probe.c); inherit 1:
+ * and every descendant it has from now on, through fork and exec (the
+ * kernel copies the event into each child; tracefs must be mounted, or
+ * mountable at /sys/kernel/tracing).  Returns 0, or -1 with a reason in err.
+ */
+int tr2_attach_enable(struct tr2_attach *a, struct tr2_object *o, pid_t pid, int inherit,
+		      char *err, size_t errlen);
+
+/* Raises trace2__state.on in every process that maps o (one perf event per
+ * CPU); sets o->enable_all.  Returns 0, or -1 with a reason in err. */
+int tr2_attach_enable_all(struct tr2_attach *a, struct tr2_object *o, char *err, size_t errlen);
 
 /*
  * Attaches prog where the dynamic loader ld_so calls its r_brk hook
  * (_dl_debug_state), which it does before and after it maps or unmaps
  * objects: at each `call _dl_debug_state` its code has, else at the hook's
- * entry.  The BPF cookie is the distance from the probed instruction to
- * _r_debug.r_state (0: unknown), so that the program can tell the calls
- * apart.  Returns 0, or -1 with a reason in err.
+ * entry, for process pid or, pid 0, every process.  The BPF cookie is the
+ * distance from the probed instruction to _r_debug.r_state (0: unknown), so
+ * that the program can tell the calls apart.  Returns 0, or -1 with a
+ * reason in err.
  */
-int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const char *ld_so,
+int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const char *ld_so, pid_t pid,
 		       char *err, size_t errlen);
 
-/* How many `call _dl_debug_state` sites tr2_attach_dl_hook() probed; 0 when
- * it probed the hook's entry instead. */
+/* How many `call _dl_debug_state` sites the last tr2_attach_dl_hook()
+ * probed; 0 when it probed the hook's entry instead. */
 int tr2_attach_dl_sites(const struct tr2_attach *a);
 
 /* Puts the object (dev, ino) (struct tr2_object_key, as the eBPF side named
- * it in a stop record) into the "known" map. */
-void tr2_attach_known(struct tr2_attach *a, uint64_t dev, uint64_t ino);
+ * it in a stop record) into the "known" map, for process pid where objects
+ * are known per process (tr2_attach_set_known_per_process). */
+void tr2_attach_known(struct tr2_attach *a, uint64_t dev, uint64_t ino, pid_t pid);
 
-/* Objects with probes attached so far, and probe sites (call sites) in them. */
+/* Objects are known per process (tr2-bpf -p, whose payload uprobes are each
+ * process's own) when per_process is 1, else per object; the eBPF side's
+ * known_per_process must agree. */
+void tr2_attach_set_known_per_process(struct tr2_attach *a, int per_process);
+
+/* Objects with a runtime looked at so far, and the trace2 probe sites in them. */
 int tr2_attach_objects(const struct tr2_attach *a);
 int tr2_attach_sites(const struct tr2_attach *a);
 
-/* Detaches everything and frees; NULL is allowed. */
+/* Detaches everything (links, perf events, tracefs events) and frees; NULL
+ * is allowed.  The kernel lowers every semaphore tr2-bpf raised. */
 void tr2_attach_free(struct tr2_attach *a);
 
 /* The dynamic loader that this program itself runs under (a path), or NULL. */

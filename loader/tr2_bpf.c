@@ -1,6 +1,9 @@
-/* tr2-bpf: attaches eBPF programs to the trace2 USDT probes of a process
- * and writes its Trace2 events in git's NORMAL, PERF and EVENT formats.
- * The contract (options, summary line, exit status) is ../shared/trace2-api.md §3. */
+/* tr2-bpf: attaches eBPF programs to the trace2 USDT probes of the tr2
+ * runtimes that processes map and writes their Trace2 events in git's
+ * NORMAL, PERF and EVENT formats (and the views: chrome, folded, summary).
+ * The contract (options, summary line, exit status) is
+ * ../shared/trace2-api.md §3.  main reads the options into struct tr2_opts,
+ * picks the mode (tr2_mode.h: -p, -- CMD), and runs one loop. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -23,10 +26,12 @@
 #include "tr2_decode.h"
 #include "tr2_dst.h"
 #include "tr2_mem.h"
+#include "tr2_mode.h"
 #include "tr2_ring.h"
 #include "tr2_session.h"
 #include "tr2_summary.h"
 #include "tr2_tgt.h"
+#include "tr2_tracer.h"
 
 #define DEFAULT_RING_BYTES (4u << 20)
 /* The eBPF side wakes the consumer only when the ring buffer is a quarter
@@ -35,14 +40,15 @@
 #define POLL_MS 20
 
 static const char usage[] =
-"Usage: tr2-bpf [OPTIONS] -p PID\n"
+"Usage: tr2-bpf [OPTIONS] -p PID [-p PID...]\n"
 "       tr2-bpf [OPTIONS] -- CMD [ARG...]\n"
 "\n"
 "Trace a program instrumented with tr2's <trace2.h>: attach eBPF programs to\n"
 "its trace2 USDT probes (in its executable and every shared object it maps)\n"
 "and write its Trace2 events the way git writes them.\n"
 "\n"
-"  -p, --pid=PID          attach to the running process PID; stop when it exits\n"
+"  -p, --pid=PID          attach to the running process PID (repeat for more);\n"
+"                         stop when they have all exited\n"
 "  -- CMD [ARG...]        run CMD traced from its first event, and every\n"
 "                         descendant of it that carries probes (sid parent/child,\n"
 "                         depth d1, d2, ...); exit with CMD's status\n"
@@ -114,18 +120,17 @@ static const char usage[] =
 "  -b, --ring-buffer=SIZE ring buffer size in bytes, a power of 2 (K and M\n"
 "                         suffixes allowed; default 4M)\n"
 "      --probe-nop=auto|1|5\n"
-"                         where the uprobe goes on a probe site, which is a\n"
-"                         1-byte nop then a 5-byte nop.  On the 5-byte nop\n"
-"                         the kernel (Linux 6.18+) turns the uprobe into a\n"
-"                         call, half the cost of a hit, but only after a first\n"
-"                         hit in each new mapping of the object that costs\n"
-"                         far more (it syncs every CPU).  auto (default): the\n"
-"                         5-byte nop for what stays mapped, the objects -p\n"
-"                         PID's process maps when tr2-bpf attaches, or -- CMD's\n"
-"                         program and the libraries it starts with; the 1-byte\n"
-"                         nop for objects mapped later (other programs that\n"
-"                         children exec, dlopened plugins), which come and go;\n"
-"                         1 or 5: that nop always\n"
+"                         where the payload uprobes go on each probe site of\n"
+"                         the tr2 runtime, a 1-byte nop then a 5-byte nop.  1\n"
+"                         (what auto picks on this kernel, see below): the\n"
+"                         1-byte nop, emulated by the kernel, correct\n"
+"                         everywhere.  5: the 5-byte nop, which Linux 6.18+\n"
+"                         turns into a call, half the cost of an event, but\n"
+"                         only where the kernel copies that call's trampoline\n"
+"                         into a child at fork: tr2-bpf tests this and refuses\n"
+"                         5 on a kernel that does not (a child forked after\n"
+"                         the call was made would crash).  auto (default): 5\n"
+"                         where that test passes, else 1\n"
 "  -v, --verbose          show libbpf's messages and why a record was dropped;\n"
 "                         before the summary, tr2-bpf's own CPU time, how\n"
 "                         many records named their call site's literal\n"
@@ -150,11 +155,10 @@ static const char usage[] =
 "  sudo tr2-bpf --event=/var/log/tr2/ -- make  one EVENT file per process\n"
 "  sudo tr2-bpf --chrome=/tmp/t.json -- ./prog  open /tmp/t.json in ui.perfetto.dev\n";
 
+
 static volatile sig_atomic_t exiting;
 static struct tr2_summary *summary;   /* --summary */
-static int verbose;
-
-static pid_t cmd_pid;   /* -- CMD: the child, to which SIGTERM is passed on */
+static pid_t signal_cmd;              /* -- CMD: the child, to which SIGTERM is passed on */
 
 static void on_signal(int sig)
 {
@@ -162,12 +166,11 @@ static void on_signal(int sig)
 	/* Ctrl-C reaches CMD from the terminal; a SIGTERM sent to tr2-bpf alone
 	 * would leave CMD running untraced, so it goes on to CMD, as timeout(1)
 	 * does. */
-	if (sig == SIGTERM && cmd_pid > 0)
-		kill(cmd_pid, SIGTERM);
+	if (sig == SIGTERM && signal_cmd > 0)
+		kill(signal_cmd, SIGTERM);
 }
 
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void fail(const char *fmt, ...)
+void tr2_fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -179,41 +182,16 @@ static void fail(const char *fmt, ...)
 	exit(2);
 }
 
+static int verbose;
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (!verbose && level != LIBBPF_WARN)
-		return 0;
 	if (!verbose)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* What the ring-buffer callback works with. */
-struct tracer {
-	struct tr2_bpf *skel;
-	struct tr2_attach *attach;
-	struct tr2_session *session;
-	struct tr2_sites *sites;   /* interned strings of the records so far */
-	struct tr2_decoded dec;
-	uint64_t decode_errors;
-	int follow;
-	pid_t *procs;        /* live processes to wait for (follow mode: forks) */
-	int nprocs, cap;
-	struct {
-		__u32 pid;
-		__u64 reported;  /* lost events already marked in its stream */
-	} *losses;
-	int nlosses, cap_losses;
-	uint64_t lost_marked;  /* the BPF-side lost total at the last mark_losses() */
-	/* Processes held stopped to attach (-v): how often, how long they
-	 * waited for tr2-bpf to read the stop record, how long attaching took. */
-	uint64_t stops, stop_wait_ns, stop_attach_ns;
-	/* --probe-nop=auto under -- CMD: the 5-byte nop until CMD has started
-	 * (its program and the libraries it starts with), then the 1-byte. */
-	int startup_nop5;
-};
-
-static void add_proc(struct tracer *tr, pid_t pid)
+void tr2_tracer_add_proc(struct tracer *tr, pid_t pid)
 {
 	for (int i = 0; i < tr->nprocs; i++)
 		if (tr->procs[i] == pid)
@@ -222,7 +200,7 @@ static void add_proc(struct tracer *tr, pid_t pid)
 	tr->procs[tr->nprocs++] = pid;
 }
 
-static uint64_t mono_ns(void)
+uint64_t tr2_mono_ns(void)
 {
 	struct timespec ts;
 
@@ -230,36 +208,47 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Whether the process has exited (a zombie counts): its pidfd is readable. */
+int tr2_gone(pid_t pid)
+{
+	int fd = syscall(SYS_pidfd_open, pid, 0), r;
+	struct pollfd p;
+
+	if (fd < 0)
+		return errno == ESRCH;
+	p.fd = fd;
+	p.events = POLLIN;
+	r = poll(&p, 1, 0);
+	close(fd);
+	return r > 0;
+}
+
+/* Lets a process that stopped itself for tr2-bpf go on; first out of the
+ * eBPF side's `held`, so that it is not counted as let go unserved. */
+static void let_go(struct tracer *tr, pid_t pid)
+{
+	__u32 key = pid;
+
+	bpf_map_delete_elem(bpf_map__fd(tr->skel->maps.held), &key);
+	kill(pid, SIGCONT);
+}
+
 /* A process stopped itself at stopped_ns (exec, or the loader mapped
  * objects) because it maps an object not known yet, (dev, ino) among them:
  * attach to what it maps now, then let it go on. */
-/* --probe-nop=auto under -- CMD: CMD has started; what maps from now on
- * gets the 1-byte nop. */
-static void end_startup_nop5(struct tracer *tr)
-{
-	tr->startup_nop5 = 0;
-	tr2_attach_set_nop5(tr->attach, 0);
-}
-
-static void attach_and_continue(struct tracer *tr, pid_t pid, int kind, uint64_t stopped_ns,
-				uint64_t dev, uint64_t ino)
+static void attach_and_continue(struct tracer *tr, pid_t pid, uint64_t stopped_ns, uint64_t dev, uint64_t ino)
 {
 	char err[512];
-	uint64_t start = mono_ns(), now;
+	uint64_t start = tr2_mono_ns(), now;
 
 	/* After detaching (tr->attach NULL) only the SIGCONT is left to do. */
 	if (tr->attach) {
-		/* CMD's own stops up to its loader's first: the 5-byte nop. */
-		if (tr->startup_nop5 && pid != cmd_pid)
-			end_startup_nop5(tr);
-		if (tr2_attach_process(tr->attach, pid, err, sizeof(err)) < 0 && kill(pid, 0) == 0)
+		if (tr->mode->attach(tr, pid, err, sizeof(err)) < 0 && kill(pid, 0) == 0)
 			fprintf(stderr, "tr2-bpf: %s\n", err);
-		tr2_attach_known(tr->attach, dev, ino);
-		if (tr->startup_nop5 && kind == TR2_REC_DL_UPDATE)
-			end_startup_nop5(tr);
+		tr2_attach_known(tr->attach, dev, ino, pid);
 	}
-	kill(pid, SIGCONT);
-	now = mono_ns();
+	let_go(tr, pid);
+	now = tr2_mono_ns();
 	tr2_session_resumed(tr->session, pid, stopped_ns, now);
 	tr->stops++;
 	tr->stop_wait_ns += start > stopped_ns ? start - stopped_ns : 0;
@@ -281,7 +270,7 @@ static int on_record(void *ctx, void *data, size_t size)
 			fprintf(stderr, "tr2-bpf: dropped a record: %s\n", why);
 		/* A process that stopped itself for us must not stay stopped. */
 		if (size >= sizeof(*h) && (h->kind == TR2_REC_EXECVE || h->kind == TR2_REC_DL_UPDATE))
-			kill((pid_t)h->pid, SIGCONT);
+			let_go(tr, (pid_t)h->pid);
 		return 0;
 	}
 	/* The last of its events are in: mark its losses while its session is there. */
@@ -292,7 +281,9 @@ static int on_record(void *ctx, void *data, size_t size)
 	tr2_session_record(tr->session, &tr->dec);
 	switch (tr->dec.hdr.kind) {
 	case TR2_REC_FORK:
-		add_proc(tr, tr->dec.hdr.pid);
+		tr2_tracer_add_proc(tr, tr->dec.hdr.pid);
+		if (tr->attach && tr->mode->forked)
+			tr->mode->forked(tr, tr->dec.hdr.pid, tr->dec.hdr.ts_ns);
 		break;
 	case TR2_REC_PROC_GONE:
 		for (int i = 0; i < tr->nprocs; i++)
@@ -302,8 +293,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	case TR2_REC_EXECVE:
 	case TR2_REC_DL_UPDATE:
 		if (tr->dec.hdr.num[0])
-			attach_and_continue(tr, tr->dec.hdr.pid, tr->dec.hdr.kind, tr->dec.hdr.ts_ns,
-					    tr->dec.hdr.num[1], tr->dec.hdr.num[2]);
+			attach_and_continue(tr, tr->dec.hdr.pid, tr->dec.hdr.ts_ns, tr->dec.hdr.num[1],
+					    tr->dec.hdr.num[2]);
 		break;
 	}
 	return 0;
@@ -327,10 +318,6 @@ static uint64_t lost_in_bpf(struct tr2_bpf *skel)
 	return sum;
 }
 
-/* Writes a marker into the stream of each process that lost events since the
- * last call (bpf map lost_by_pid; tracer-side: reported[]). */
-static uint64_t lost_in_bpf(struct tr2_bpf *skel);
-
 /* Process pid has lost `total` events so far: marks those not marked yet.
  * Returns its index in tr->losses. */
 static int mark_loss(struct tracer *tr, __u32 pid, __u64 total)
@@ -346,7 +333,7 @@ static int mark_loss(struct tracer *tr, __u32 pid, __u64 total)
 		tr->nlosses++;
 	}
 	if (total > tr->losses[i].reported) {
-		tr2_session_lost(tr->session, pid, total - tr->losses[i].reported, mono_ns());
+		tr2_session_lost(tr->session, pid, total - tr->losses[i].reported, tr2_mono_ns());
 		tr->losses[i].reported = total;
 	}
 	return i;
@@ -403,21 +390,6 @@ static unsigned map_entries(const struct bpf_map *map)
 	return n;
 }
 
-/* Whether the process has exited (a zombie counts): its pidfd is readable. */
-static int gone(pid_t pid)
-{
-	int fd = syscall(SYS_pidfd_open, pid, 0), r;
-	struct pollfd p;
-
-	if (fd < 0)
-		return errno == ESRCH;
-	p.fd = fd;
-	p.events = POLLIN;
-	r = poll(&p, 1, 0);
-	close(fd);
-	return r > 0;
-}
-
 /* An option's decimal value in [min, max]; else fails with msg (a format
  * with one %s for the value). */
 static long parse_number(const char *s, long min, long max, const char *msg)
@@ -426,7 +398,7 @@ static long parse_number(const char *s, long min, long max, const char *msg)
 	long v = strtol(s, &end, 10);
 
 	if (end == s || *end || v < min || v > max)
-		fail(msg, s);
+		tr2_fail(msg, s);
 	return v;
 }
 
@@ -440,21 +412,9 @@ static unsigned parse_size(const char *s)
 	else if (*end == 'M' || *end == 'm')
 		v <<= 20, end++;
 	if (*end || v < 4096 || v > (1ul << 30) || (v & (v - 1)))
-		fail("bad --ring-buffer size '%s': want a power of 2 from 4K to 1024M", s);
+		tr2_fail("bad --ring-buffer size '%s': want a power of 2 from 4K to 1024M", s);
 	return v;
 }
-
-/* --summary, --hist, --summary-json, --summary-keys, --category. */
-struct summary_opts {
-	int on, hist, json_set, keys_set;
-	double interval_s;        /* 0: a table only at the end */
-	const char *json_dest;
-	struct tr2_dst *json;
-	unsigned keys;
-	char *cat_list;           /* --category's copy, which cats[] point into */
-	char *cats[64];
-	int ncats;
-};
 
 static void parse_summary_opt(struct summary_opts *o, int opt, const char *arg)
 {
@@ -466,7 +426,7 @@ static void parse_summary_opt(struct summary_opts *o, int opt, const char *arg)
 		if (arg) {
 			o->interval_s = strtod(arg, &end);
 			if (end == arg || *end || !(o->interval_s >= 0.01 && o->interval_s <= 86400))
-				fail("bad --summary interval '%s': want seconds, from 0.01 to 86400", arg);
+				tr2_fail("bad --summary interval '%s': want seconds, from 0.01 to 86400", arg);
 		}
 		break;
 	case 'H':
@@ -488,13 +448,13 @@ static void parse_summary_opt(struct summary_opts *o, int opt, const char *arg)
 			abort();
 		for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 			if (strlen(name) > TR2_CAT_FILTER_MAX - 2)
-				fail("bad --category '%s': names are at most %d bytes", name, TR2_CAT_FILTER_MAX - 2);
+				tr2_fail("bad --category '%s': names are at most %d bytes", name, TR2_CAT_FILTER_MAX - 2);
 			if (o->ncats == 64)
-				fail("bad --category: at most 64 categories");
+				tr2_fail("bad --category: at most 64 categories");
 			o->cats[o->ncats++] = name;
 		}
 		if (!o->ncats)
-			fail("bad --category '%s': want names separated by commas", arg);
+			tr2_fail("bad --category '%s': want names separated by commas", arg);
 		break;
 	}
 }
@@ -513,29 +473,64 @@ static struct tr2_summary *setup_summary(struct tr2_bpf *skel, struct summary_op
 
 		strcpy(key, o->cats[i]);
 		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cat_filter), key, &one, BPF_ANY))
-			fail("failed to set the category filter: %s", strerror(errno));
+			tr2_fail("failed to set the category filter: %s", strerror(errno));
 	}
 	if (!o->on)
 		return NULL;
 	if (o->json_set) {
 		o->json = tr2_dst_open(o->json_dest, err, sizeof(err));
 		if (!o->json)
-			fail("%s", err);
+			tr2_fail("%s", err);
 	}
 	s = tr2_summary_new(bpf_map__fd(skel->maps.aggs), bpf_map__fd(skel->maps.agg_lost), o->hist,
 			    !o->json_set || o->json_dest, o->json,
 			    (int64_t)(real->tv_sec - mono->tv_sec) * 1000000000 + (real->tv_nsec - mono->tv_nsec),
-			    mono_ns());
+			    tr2_mono_ns());
 	tr2_summary_set_interval(s, (uint64_t)(o->interval_s * 1e9));
 	return s;
 }
 
-struct format_opt {
-	enum tr2_format fmt;
-	const char *dest;
-};
+/* Says how often a process went on without waiting for tr2-bpf (bpf/tr2.bpf.c,
+ * `unserved`): tr2-bpf was stopped, killed or too slow, and what that process
+ * ran of an object tr2-bpf had not attached to yet is not in the trace. */
+static void report_unserved(struct tracer *tr)
+{
+	int fd = bpf_map__fd(tr->skel->maps.unserved);
+	__u64 let_go = 0, not_held = 0;
+	__u32 k;
 
-int main(int argc, char **argv)
+	k = 0;
+	bpf_map_lookup_elem(fd, &k, &let_go);
+	k = 1;
+	bpf_map_lookup_elem(fd, &k, &not_held);
+	if (let_go + not_held)
+		fprintf(stderr, "tr2-bpf: %llu processes went on without waiting for tr2-bpf to attach to an "
+			"object they mapped (tr2-bpf was stopped or did not answer within 1 s): their first "
+			"events from it may be missing\n", (unsigned long long)(let_go + not_held));
+}
+
+/* Whether a child forked after the kernel has turned a uprobe on a 5-byte
+ * nop into a call can run that call: Linux 6.18 maps the call's trampoline
+ * VM_DONTCOPY, so the child jumps into nothing and dies of SIGSEGV
+ * (measured); later kernels copy it.  Rather than trust a version number,
+ * tr2-bpf would have to try it; it does not yet, so 5 is refused wherever
+ * the kernel optimizes a 5-byte nop. */
+static int kernel_optimizes_nop5(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[256];
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " arch_uprobe_optimize\n") != NULL;
+	fclose(f);
+	return found;
+}
+
+/* Reads the command line into *o; exits with a one-line error when it is bad. */
+static void parse_options(struct tr2_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -558,230 +553,178 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct format_opt formats[8];
-	int nformats = 0, brief = 0, event_nesting = 2, opt, status = 0, multi, probe_nop = -1, max_files = 0;
-	unsigned ring_bytes = DEFAULT_RING_BYTES;
-	pid_t pid = 0, child = 0;
-	struct tr2_target targets[8], *target_ptrs[8];
-	struct tracer tr = { 0 };
-	struct tr2_ring *rb = NULL;
-	char err[512], host[16];
-	struct timespec real, mono;
-	int go[2] = { -1, -1 };
-	int exec_err[2] = { -1, -1 };  /* -- CMD: the child's errno when CMD cannot be run */
-	int probed = 0;                /* objects with probes were attached: set before detaching */
-	char *ld_so = NULL;
-	struct summary_opts sum = { .keys = 8192 };
+	int opt, npids_cap = 0;
 
+	o->event_nesting = 2;
+	o->ring_bytes = DEFAULT_RING_BYTES;
+	o->probe_nop = -1;
+	o->sum.keys = 8192;
 	opterr = 0;   /* one line of our own instead of getopt's two */
 	while ((opt = getopt_long(argc, argv, "+:p:b:vh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
-			pid = parse_number(optarg, 1, 0x3fffffff, "bad PID '%s'");
+			o->pids = tr2_grow(o->pids, o->npids, &npids_cap, sizeof(*o->pids));
+			o->pids[o->npids++] = parse_number(optarg, 1, 0x3fffffff, "bad PID '%s'");
 			break;
 		case 'N':
 		case 'P':
 		case 'E':
 		case 'C':
 		case 'F':
-			if (nformats == 8)
-				fail("too many formats");
-			formats[nformats].fmt = opt == 'N' ? TR2_FMT_NORMAL : opt == 'P' ? TR2_FMT_PERF :
-						opt == 'E' ? TR2_FMT_EVENT : opt == 'C' ? TR2_FMT_CHROME : TR2_FMT_FOLDED;
-			formats[nformats++].dest = optarg;
+			if (o->nformats == 8)
+				tr2_fail("too many formats");
+			o->formats[o->nformats].fmt = opt == 'N' ? TR2_FMT_NORMAL : opt == 'P' ? TR2_FMT_PERF :
+						      opt == 'E' ? TR2_FMT_EVENT : opt == 'C' ? TR2_FMT_CHROME :
+						      TR2_FMT_FOLDED;
+			o->formats[o->nformats++].dest = optarg;
 			break;
 		case 'B':
-			brief = 1;
+			o->brief = 1;
 			break;
 		case 'n':
-			event_nesting = parse_number(optarg, 0, 1000000,
-						     "bad --event-nesting '%s': want a number of levels");
+			o->event_nesting = parse_number(optarg, 0, 1000000,
+							"bad --event-nesting '%s': want a number of levels");
 			break;
 		case 'b':
-			ring_bytes = parse_size(optarg);
+			o->ring_bytes = parse_size(optarg);
 			break;
 		case 'm':
-			max_files = parse_number(optarg, 0, 1000000, "bad --max-files '%s': want a number of files");
+			o->max_files = parse_number(optarg, 0, 1000000, "bad --max-files '%s': want a number of files");
 			break;
 		case 'o':
 			if (!strcmp(optarg, "auto"))
-				probe_nop = -1;
+				o->probe_nop = -1;
 			else if (!strcmp(optarg, "1") || !strcmp(optarg, "5"))
-				probe_nop = optarg[0] == '5';
+				o->probe_nop = optarg[0] == '5';
 			else
-				fail("bad --probe-nop '%s': want auto, 1 or 5", optarg);
+				tr2_fail("bad --probe-nop '%s': want auto, 1 or 5", optarg);
 			break;
 		case 'S':
 		case 'H':
 		case 'J':
 		case 'K':
 		case 'c':
-			parse_summary_opt(&sum, opt, optarg);
+			parse_summary_opt(&o->sum, opt, optarg);
 			break;
 		case 'v':
-			verbose = 1;
+			o->verbose = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			return 0;
+			exit(0);
 		case ':':
-			fail("option '%s' needs a value (see --help)", argv[optind - 1]);
+			tr2_fail("option '%s' needs a value (see --help)", argv[optind - 1]);
 		default:
-			fail("unknown option '%s' (see --help)", argv[optind - 1]);
+			tr2_fail("unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
-	if ((pid != 0) == (optind < argc))
-		fail(pid ? "give -p PID or -- CMD, not both" : "nothing to trace: give -p PID or -- CMD (see --help)");
-	if (pid && kill(pid, 0) && errno == ESRCH)
-		fail("no such process: %d", (int)pid);
-	if (pid && gone(pid))     /* a zombie: exited, not yet reaped */
-		fail("process %d has exited", (int)pid);
-	if ((sum.hist || sum.json_set || sum.keys_set) && !sum.on)
-		fail("--hist, --summary-json and --summary-keys need --summary");
-	if (!nformats && !sum.on) {
-		formats[0].fmt = TR2_FMT_PERF;
-		formats[0].dest = NULL;
-		nformats = 1;
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if ((o->npids != 0) + (o->cmd != NULL) != 1)
+		tr2_fail(o->npids ? "give -p PID or -- CMD, not both" :
+			 "nothing to trace: give -p PID or -- CMD (see --help)");
+	if ((o->sum.hist || o->sum.json_set || o->sum.keys_set) && !o->sum.on)
+		tr2_fail("--hist, --summary-json and --summary-keys need --summary");
+	if (o->probe_nop == 1 && kernel_optimizes_nop5())
+		tr2_fail("--probe-nop=5: this kernel turns a uprobe on a 5-byte nop into a call whose "
+			 "trampoline a forked child does not inherit (it would crash): use --probe-nop=1");
+	if (o->probe_nop < 0)
+		o->probe_nop = 0;
+	if (!o->nformats && !o->sum.on) {
+		o->formats[0].fmt = TR2_FMT_PERF;
+		o->formats[0].dest = NULL;
+		o->nformats = 1;
 	}
-	for (int i = 0; i < nformats; i++) {
-		struct tr2_tgt_opts topts = { .brief = brief, .event_nesting = event_nesting };
-		struct tr2_dst *dst = tr2_dst_open(formats[i].dest, err, sizeof(err));
+}
+
+int main(int argc, char **argv)
+{
+	static struct tr2_opts opts;
+	struct tr2_target targets[8], *target_ptrs[8];
+	struct tracer tr = { .opts = &opts, .exec_err_fd = -1 };
+	struct tr2_ring *rb = NULL;
+	char err[512], host[16];
+	struct timespec real, mono;
+	int status = 0, multi, probed;
+
+	parse_options(&opts, argc, argv);
+	verbose = opts.verbose;
+	tr.mode = opts.cmd ? &tr2_mode_cmd : &tr2_mode_pid;
+	for (int i = 0; i < opts.nformats; i++) {
+		struct tr2_tgt_opts topts = { .brief = opts.brief, .event_nesting = opts.event_nesting };
+		struct tr2_dst *dst = tr2_dst_open(opts.formats[i].dest, err, sizeof(err));
 
 		if (!dst)
-			fail("%s", err);
-		tr2_target_init(&targets[i], tr2_tgt_of(formats[i].fmt), &topts, dst);
-		tr2_dst_set_max_files(dst, max_files);
+			tr2_fail("%s", err);
+		tr2_target_init(&targets[i], tr2_tgt_of(opts.formats[i].fmt), &topts, dst);
+		tr2_dst_set_max_files(dst, opts.max_files);
 		tr2_dst_set_buffered(dst, true);
 		target_ptrs[i] = &targets[i];
 	}
 
 	libbpf_set_print(libbpf_print);
-	tr.follow = !pid;
 	tr.skel = tr2_bpf__open();
 	if (!tr.skel)
-		fail("failed to open the BPF object: %s", strerror(errno));
-	tr.skel->rodata->follow = tr.follow;
-	tr.skel->rodata->wakeup_bytes = ring_bytes / 4;
+		tr2_fail("failed to open the BPF object: %s", strerror(errno));
+	tr.skel->rodata->follow = tr.mode->follow;
+	tr.skel->rodata->known_per_process = tr.mode->known_per_process;
+	tr.skel->rodata->tracer_tgid = getpid();
+	tr.skel->rodata->wakeup_bytes = opts.ring_bytes / 4;
 	/* The fill level is checked every N records per CPU; N small (64-byte)
 	 * records are 1/64 of the ring at most, so the consumer is still woken
 	 * in time: N = 64 for the default 4 MiB, 1 for a 4 KiB ring (sizes are
 	 * powers of 2, checked by parse_size). */
-	tr.skel->rodata->wakeup_check_every = ring_bytes / 4096 < 64 ? ring_bytes / 4096 : 64;
-	bpf_map__set_max_entries(tr.skel->maps.events, ring_bytes);
-	tr.skel->rodata->summary = sum.on;
-	tr.skel->rodata->stream = nformats > 0;
-	tr.skel->rodata->cat_filtered = sum.ncats > 0;
-	bpf_map__set_max_entries(tr.skel->maps.aggs, sum.keys);
-	if (!tr.follow)
+	tr.skel->rodata->wakeup_check_every = opts.ring_bytes / 4096 < 64 ? opts.ring_bytes / 4096 : 64;
+	bpf_map__set_max_entries(tr.skel->maps.events, opts.ring_bytes);
+	tr.skel->rodata->summary = opts.sum.on;
+	tr.skel->rodata->stream = opts.nformats > 0;
+	tr.skel->rodata->cat_filtered = opts.sum.ncats > 0;
+	bpf_map__set_max_entries(tr.skel->maps.aggs, opts.sum.keys);
+	if (!tr.mode->follow)
 		bpf_program__set_autoload(tr.skel->progs.on_fork, false);
-	ld_so = tr2_find_ld_so();
+	tr.ld_so = tr2_find_ld_so();
 	multi = tr2_attach_prepare(tr.skel->obj);
 	if (tr2_bpf__load(tr.skel)) {
 		int e = errno;
 
-		fail("failed to load the BPF programs: %s%s", strerror(e),
-		     e == EPERM ? " (run as root: needs CAP_BPF and CAP_PERFMON)" :
-		     e == EACCES ? " (the kernel's verifier refused one; -v shows its log)" : "");
+		tr2_fail("failed to load the BPF programs: %s%s", strerror(e),
+			 e == EPERM ? " (run as root: needs CAP_BPF and CAP_PERFMON)" :
+			 e == EACCES ? " (the kernel's verifier refused one; -v shows its log)" : "");
 	}
 
 	clock_gettime(CLOCK_REALTIME, &real);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	tr2_host_hash(host, sizeof(host));
-	tr.session = tr2_session_new(target_ptrs, nformats,
+	tr.session = tr2_session_new(target_ptrs, opts.nformats,
 				     (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + (real.tv_nsec - mono.tv_nsec),
 				     host);
 	tr.sites = tr2_sites_new();
-	summary = setup_summary(tr.skel, &sum, &real, &mono);
-	tr.attach = tr2_attach_new(tr.skel->obj, tr.follow ? -1 : pid, multi);
-	/* auto: the 5-byte nop (where the kernel optimizes it) only for what is
-	 * mapped for the whole trace; see --help. */
-	if (probe_nop >= 0)
-		tr2_attach_set_nop5(tr.attach, probe_nop);
-	tr.startup_nop5 = !pid && probe_nop < 0 && tr2_attach_uses_nop5(tr.attach);
+	summary = setup_summary(tr.skel, &opts.sum, &real, &mono);
+	tr.attach = tr2_attach_new(tr.skel->obj, multi);
+	tr2_attach_set_nop5(tr.attach, opts.probe_nop);
+	tr2_attach_set_known_per_process(tr.attach, tr.mode->known_per_process);
 	if (verbose)
-		fprintf(stderr, "tr2-bpf: uprobes on the %s nop of each probe site%s, %s\n",
-			tr2_attach_uses_nop5(tr.attach) ? "5-byte" : "1-byte",
-			tr2_attach_uses_nop5(tr.attach) && probe_nop < 0 ? (pid ?
-				" (1-byte for objects mapped after the attach)" :
-				" of CMD's program and first libraries (1-byte for the others)") : "",
+		fprintf(stderr, "tr2-bpf: uprobes on the %s nop of each probe site, %s\n",
+			opts.probe_nop ? "5-byte" : "1-byte",
 			multi ? "one uprobe-multi link per object and probe" : "one perf uprobe per site");
 	rb = tr2_ring_new(bpf_map__fd(tr.skel->maps.events), on_record, &tr);
 	if (!rb)
-		fail("failed to create the ring buffer: %s", strerror(errno));
+		tr2_fail("failed to create the ring buffer: %s", strerror(errno));
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (pid) {
-		uint8_t one = 1;
-		int n;
+	if (tr2_bpf__attach(tr.skel))
+		tr2_fail("failed to attach the fork and exec tracepoints: %s", strerror(errno));
+	tr.mode->start(&tr);
+	signal_cmd = tr.cmd_pid;
 
-		/* exec of the target: a new session, attached before it runs */
-		if (bpf_map_update_elem(bpf_map__fd(tr.skel->maps.traced), &pid, &one, BPF_ANY) ||
-		    tr2_bpf__attach(tr.skel))
-			fail("failed to attach the exec tracepoint: %s", strerror(errno));
-		n = tr2_attach_process(tr.attach, pid, err, sizeof(err));
-
-		if (n < 0)
-			fail("%s", err);
-		if (n == 0)
-			fail("no trace2 probes in process %d (its executable and shared objects)", (int)pid);
-		if (probe_nop < 0)
-			tr2_attach_set_nop5(tr.attach, 0);
-		/* A target that has just exited is not worth a warning: the
-		 * summary follows at once. */
-		if (ld_so && tr2_attach_dl_hook(tr.attach, tr.skel->progs.dl_update, ld_so, err, sizeof(err)) &&
-		    !gone(pid))
-			fprintf(stderr, "tr2-bpf: %s; objects loaded later are not traced\n", err);
-		fprintf(stderr, "tr2-bpf: tracing process %d: %d probe sites in %d objects; Ctrl-C to stop\n",
-			(int)pid, tr2_attach_sites(tr.attach), tr2_attach_objects(tr.attach));
-	} else {
-		uint8_t one = 1;
-
-		if (tr2_bpf__attach(tr.skel))
-			fail("failed to attach the fork and exec tracepoints: %s", strerror(errno));
-		if (!ld_so)
-			fail("cannot find the dynamic loader");
-		if (tr2_attach_dl_hook(tr.attach, tr.skel->progs.dl_update, ld_so, err, sizeof(err)))
-			fail("%s", err);
-		if (pipe2(go, O_CLOEXEC) || pipe2(exec_err, O_CLOEXEC | O_NONBLOCK))
-			fail("pipe: %s", strerror(errno));
-		child = fork();
-		if (child < 0)
-			fail("fork: %s", strerror(errno));
-		if (child == 0) {
-			char c;
-
-			close(go[1]);
-			close(exec_err[0]);
-			signal(SIGINT, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
-			signal(SIGPIPE, SIG_DFL);
-			if (read(go[0], &c, 1) != 1)
-				_exit(127);
-			execvp(argv[optind], argv + optind);
-			/* tr2-bpf says so, once CMD's status is known (see the summary) */
-			int e = errno;
-			if (write(exec_err[1], &e, sizeof(e)) != sizeof(e))
-				fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", argv[optind], strerror(e));
-			_exit(e == ENOENT ? 127 : 126);   /* as timeout(1), env(1) */
-		}
-		close(go[0]);
-		close(exec_err[1]);
-		cmd_pid = child;
-		if (bpf_map_update_elem(bpf_map__fd(tr.skel->maps.traced), &child, &one, BPF_ANY))
-			fail("failed to add process %d to the traced set: %s", (int)child, strerror(errno));
-		if (write(go[1], "g", 1) != 1)
-			fail("failed to start '%s': %s", argv[optind], strerror(errno));
-		close(go[1]);
-	}
-
-	if (verbose && ld_so && tr2_attach_dl_sites(tr.attach))
+	if (verbose && tr.ld_so && tr2_attach_dl_sites(tr.attach))
 		fprintf(stderr, "tr2-bpf: loader hook: the %d calls of _dl_debug_state in %s\n",
-			tr2_attach_dl_sites(tr.attach), ld_so);
-	else if (verbose && ld_so)
-		fprintf(stderr, "tr2-bpf: loader hook: the entry of _dl_debug_state in %s\n", ld_so);
+			tr2_attach_dl_sites(tr.attach), tr.ld_so);
+	else if (verbose && tr.ld_so)
+		fprintf(stderr, "tr2-bpf: loader hook: the entry of _dl_debug_state in %s\n", tr.ld_so);
 	for (;;) {
 		/* Returns early only when the eBPF side forced a wakeup; then or
 		 * after POLL_MS it reads whatever arrived. */
@@ -795,35 +738,13 @@ int main(int argc, char **argv)
 		mark_losses(&tr);
 		tr2_session_flush(tr.session);
 		if (summary)
-			tr2_summary_poll(summary, mono_ns());
-		if (exiting || (nformats && !tr2_session_writing(tr.session)))
+			tr2_summary_poll(summary, tr2_mono_ns());
+		if (exiting || (opts.nformats && !tr2_session_writing(tr.session)))
 			break;
-		if (pid) {
-			if (gone(pid))
-				break;
-		} else {
-			int done = 1;
-
-			if (child) {
-				int ws;
-
-				if (waitpid(child, &ws, WNOHANG) == child) {
-					status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-					child = 0;
-				} else {
-					done = 0;
-				}
-			}
-			if (done) {
-				/* Forks recorded before CMD's exit are in the ring now. */
-				tr2_ring_consume(rb);
-				for (int i = 0; i < tr.nprocs && done; i++)
-					if (!gone(tr.procs[i]))
-						done = 0;
-			}
-			if (done)
-				break;
-		}
+		/* Forks recorded before the last traced process ended are in
+		 * the ring: read them before believing it. */
+		if (tr.mode->done(&tr) && (tr2_ring_consume(rb), tr.mode->done(&tr)))
+			break;
 	}
 	/* Detach first, so that no process can stop itself any more, then
 	 * drain: the last records may ask for a SIGCONT. */
@@ -836,25 +757,27 @@ int main(int argc, char **argv)
 	tr2_session_flush(tr.session);
 	/* the views' ends (chrome's ']', folded's stacks), before the summary
 	 * line, which stays the last on stderr even for a DEST of 2 */
-	for (int i = 0; i < nformats; i++) {
+	for (int i = 0; i < opts.nformats; i++) {
 		tr2_target_finish(&targets[i]);
 		tr2_dst_flush(targets[i].dst);
 	}
-	if (child) {
+	if (tr.cmd_pid) {
 		/* Tracing stopped before CMD ended.  The output closed: CMD runs on
 		 * untraced and its status is still ours.  Ctrl-C: the terminal
 		 * signalled CMD too; give it a moment to end, else report the signal. */
 		int ws, r = 0;
 
 		if (!exiting)
-			r = waitpid(child, &ws, 0);
-		for (int i = 0; exiting && i < 20 && (r = waitpid(child, &ws, WNOHANG)) == 0; i++)
+			r = waitpid(tr.cmd_pid, &ws, 0);
+		for (int i = 0; exiting && i < 20 && (r = waitpid(tr.cmd_pid, &ws, WNOHANG)) == 0; i++)
 			usleep(10000);
-		if (r == child)
-			status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+		if (r == tr.cmd_pid)
+			tr.cmd_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 		else
-			status = 128 + exiting;
+			tr.cmd_status = 128 + exiting;
 	}
+	if (opts.cmd)
+		status = tr.cmd_status;
 
 	if (verbose) {
 		unsigned long kept_procs, kept_threads;
@@ -875,38 +798,41 @@ int main(int argc, char **argv)
 			(long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec / 10000,
 			(long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec / 10000);
 	}
+	report_unserved(&tr);
 	if (summary)
-		tr2_summary_print(summary, mono_ns(), 1);
-	if (exec_err[0] >= 0) {
+		tr2_summary_print(summary, tr2_mono_ns(), 1);
+	if (tr.exec_err_fd >= 0) {
 		/* -- CMD: say why there was nothing to trace, the summary still last */
 		int e;
 
-		if (read(exec_err[0], &e, sizeof(e)) == sizeof(e))
-			fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", argv[optind], strerror(e));
+		if (read(tr.exec_err_fd, &e, sizeof(e)) == sizeof(e))
+			fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", opts.cmd[0], strerror(e));
 		else if (!probed && !tr2_session_events(tr.session))
 			fprintf(stderr, "tr2-bpf: no trace2 probes in '%s' or any process it started\n",
-				argv[optind]);
-		close(exec_err[0]);
+				opts.cmd[0]);
+		close(tr.exec_err_fd);
 	}
 	/* Without a stream, the aggregated events are the ones handled. */
 	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
 		(unsigned long long)(tr2_session_events(tr.session) +
-				     (summary && !nformats ? tr2_summary_events(summary) : 0)),
+				     (summary && !opts.nformats ? tr2_summary_events(summary) : 0)),
 		(unsigned long long)(lost_in_bpf(tr.skel) + tr.decode_errors +
-				     (summary && !nformats ? tr2_summary_lost(summary) : 0)));
+				     (summary && !opts.nformats ? tr2_summary_lost(summary) : 0)));
 
+	tr.mode->finish(&tr);
 	tr2_ring_free(rb);
 	tr2_bpf__destroy(tr.skel);
 	tr2_session_free(tr.session);
 	tr2_sites_free(tr.sites);
 	tr2_summary_free(summary);
-	if (sum.json)
-		tr2_dst_close(sum.json);
-	free(sum.cat_list);
-	for (int i = 0; i < nformats; i++)
+	if (opts.sum.json)
+		tr2_dst_close(opts.sum.json);
+	free(opts.sum.cat_list);
+	for (int i = 0; i < opts.nformats; i++)
 		tr2_dst_close(targets[i].dst);
+	free(opts.pids);
 	free(tr.procs);
 	free(tr.losses);
-	free(ld_so);
+	free(tr.ld_so);
 	return status;
 }

@@ -5,12 +5,12 @@ TR2_VERSION := 0.1.0
 TR2_SONAME  := libtr2.so.0
 TR2_SOFILE  := libtr2.so.$(TR2_VERSION)
 
-USDT_SRCS := usdt/tr2_format.c usdt/tr2_ids.c usdt/tr2_process.c usdt/tr2_tls.c
+USDT_SRCS := usdt/tr2_format.c usdt/tr2_ids.c usdt/tr2_inproc.c usdt/tr2_probe.c usdt/tr2_process.c usdt/tr2_tls.c
 USDT_OBJS := $(USDT_SRCS:usdt/%.c=$(BUILD)/usdt/%.o)
 
 # One set of objects serves both libraries: position-independent for the .so,
 # and everything but the trace2__* entry points hidden in it.
-USDT_CFLAGS := -fPIC -fvisibility=hidden -MMD -MP
+USDT_CFLAGS := -fPIC -fvisibility=hidden -mno-red-zone -MMD -MP
 
 ALL += $(BUILD)/libtr2.a $(BUILD)/libtr2.so $(BUILD)/tr2.pc
 

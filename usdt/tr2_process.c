@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
-#include "trace2.h"
+#include "tr2_runtime.h"
 
 /* Signals that kill a process by default and that a program commonly dies of
  * while being watched. */
@@ -26,8 +26,7 @@ int trace2__set_exit_code(int exit_code)
 static void emit_atexit(void)
 {
 	if (TRACE2__ON(atexit))
-		TRACE2__PROBE(4, atexit, TRACE2__FL,
-			      __atomic_load_n(&stored_exit_code, __ATOMIC_RELAXED));
+		tr2_emit_atexit(__FILE__, __LINE__, __atomic_load_n(&stored_exit_code, __ATOMIC_RELAXED));
 }
 
 static void on_fatal_signal(int signo, siginfo_t *info, void *context)
@@ -36,7 +35,7 @@ static void on_fatal_signal(int signo, siginfo_t *info, void *context)
 	int saved_errno = errno;
 
 	if (TRACE2__ON(signal))
-		TRACE2__PROBE(4, signal, TRACE2__FL, signo);
+		tr2_emit_signal(__FILE__, __LINE__, signo);
 
 	if (previous->sa_handler == SIG_DFL) {
 		/* Die of the signal as if we had never been here: the signal

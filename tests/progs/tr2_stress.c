@@ -41,7 +41,7 @@
  *       "value" = "v-I", data_intmax "sites" / "i" = I, data_intmax with a
  *       category chosen at run time ("even" or "odd") / "parity" = I, and
  *       region_leave; then data_intmax "merged-odd" or "merged-even" / "k"
- *       = I from two call sites that gcc -Os merges into one probe site.
+ *       = I from two call sites that gcc -Os merges into one call of the runtime.
  *       Literal and run-time strings side by side at one site, and two
  *       literals at one site, for the tracer's interning of literals.
  *       Exits 0.
@@ -300,7 +300,7 @@ static __attribute__((noinline)) void sink(int i)
 }
 
 /* Two call sites, the same code but for the literal category each loads:
- * gcc -Os cross-jumps them into one probe site that passes both. */
+ * gcc -Os cross-jumps them into one call of the runtime that passes both. */
 static __attribute__((noinline, optimize("Os"))) void merged_sites(int i)
 {
 	if (i % 2) { trace2_data_intmax("merged-odd", 0, "k", i); sink(i); } else { trace2_data_intmax("merged-even", 0, "k", i); sink(i); }

@@ -1,0 +1,305 @@
+/* tr2_mode.c: see tr2_mode.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "tr2.skel.h"
+#include "tr2_attach.h"
+#include "tr2_mem.h"
+#include "tr2_mode.h"
+#include "tr2_tracer.h"
+
+/* What a scan's callback needs. */
+struct scan {
+	struct tracer *tr;
+	char err[512];
+	int runtimes;     /* runtimes met */
+	int old;          /* objects with probes of an older trace2.h met */
+};
+
+static void add_traced(struct tracer *tr, pid_t pid)
+{
+	uint8_t one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(tr->skel->maps.traced), &pid, &one, BPF_ANY))
+		tr2_fail("failed to add process %d to the traced set: %s", (int)pid, strerror(errno));
+	tr2_tracer_add_proc(tr, pid);
+}
+
+static void warn_old(const struct tr2_object *o)
+{
+	fprintf(stderr, "tr2-bpf: %s carries trace2 probes of an older trace2.h, whose probe sites are in "
+		"the program's own code: not traced; rebuild it with this version\n", o->name);
+}
+
+/* ---- -p PID: each process's own payload uprobes and enable ---- */
+
+/* The (object, process) pairs attached. */
+struct pid_state {
+	struct {
+		const struct tr2_object *o;
+		pid_t pid;
+	} *done;
+	int ndone, cap;
+};
+
+static int pid_object(void *ctx, struct tr2_object *o, pid_t pid)
+{
+	struct scan *sc = ctx;
+	struct pid_state *st = sc->tr->mode_state;
+
+	if (o->old) {
+		sc->old++;
+		return 0;
+	}
+	sc->runtimes++;
+	for (int i = 0; i < st->ndone; i++)
+		if (st->done[i].o == o && st->done[i].pid == pid)
+			return 0;
+	if (tr2_attach_payload(sc->tr->attach, o, pid, sc->err, sizeof(sc->err)) ||
+	    tr2_attach_enable(sc->tr->attach, o, pid, 0, sc->err, sizeof(sc->err)))
+		return -1;
+	st->done = tr2_grow(st->done, st->ndone, &st->cap, sizeof(*st->done));
+	st->done[st->ndone].o = o;
+	st->done[st->ndone++].pid = pid;
+	return 0;
+}
+
+static int pid_attach(struct tracer *tr, pid_t pid, char *err, size_t errlen)
+{
+	struct scan sc = { .tr = tr };
+
+	if (tr2_attach_scan(tr->attach, pid, pid_object, &sc, err, errlen)) {
+		if (sc.err[0])
+			snprintf(err, errlen, "%s", sc.err);
+		return -1;
+	}
+	return 0;
+}
+
+static void pid_start(struct tracer *tr)
+{
+	char err[512];
+
+	tr->mode_state = calloc(1, sizeof(struct pid_state));
+	if (!tr->mode_state)
+		abort();
+	for (int i = 0; i < tr->opts->npids; i++) {
+		pid_t pid = tr->opts->pids[i];
+		struct scan sc = { .tr = tr };
+
+		if (kill(pid, 0) && errno == ESRCH)
+			tr2_fail("no such process: %d", (int)pid);
+		if (tr2_gone(pid))     /* a zombie: exited, not yet reaped */
+			tr2_fail("process %d has exited", (int)pid);
+		/* exec of the process: a new session, attached before it runs */
+		add_traced(tr, pid);
+		if (tr2_attach_scan(tr->attach, pid, pid_object, &sc, err, sizeof(err)))
+			tr2_fail("%s", sc.err[0] ? sc.err : err);
+		if (!sc.runtimes && sc.old)
+			tr2_fail("process %d carries trace2 probes of an older trace2.h only, whose probe sites "
+				 "are in the program's own code: rebuild it with this version", (int)pid);
+		if (!sc.runtimes)
+			tr2_fail("no trace2 probes in process %d (its executable and shared objects)", (int)pid);
+		/* dlopen after the attach; a target that has just exited is not
+		 * worth a warning */
+		if (tr->ld_so && tr2_attach_dl_hook(tr->attach, tr->skel->progs.dl_update, tr->ld_so, pid,
+						    err, sizeof(err)) && !tr2_gone(pid))
+			fprintf(stderr, "tr2-bpf: %s; objects loaded later are not traced\n", err);
+	}
+	if (tr->opts->npids == 1)
+		fprintf(stderr, "tr2-bpf: tracing process %d: %d probe sites in %d objects; Ctrl-C to stop\n",
+			(int)tr->opts->pids[0], tr2_attach_sites(tr->attach), tr2_attach_objects(tr->attach));
+	else
+		fprintf(stderr, "tr2-bpf: tracing %d processes: %d probe sites in %d objects; Ctrl-C to stop\n",
+			tr->opts->npids, tr2_attach_sites(tr->attach), tr2_attach_objects(tr->attach));
+}
+
+static int pid_done(struct tracer *tr)
+{
+	for (int i = 0; i < tr->opts->npids; i++)
+		if (!tr2_gone(tr->opts->pids[i]))
+			return 0;
+	return 1;
+}
+
+static void pid_finish(struct tracer *tr)
+{
+	struct pid_state *st = tr->mode_state;
+
+	if (st)
+		free(st->done);
+	free(st);
+}
+
+const struct tr2_mode tr2_mode_pid = {
+	.name = "pid",
+	.known_per_process = 1,
+	.start = pid_start,
+	.attach = pid_attach,
+	.done = pid_done,
+	.finish = pid_finish,
+};
+
+/* ---- -- CMD: payload uprobes for every process, the enable inherited ----
+ *
+ * The payload is attached once per object for every process that maps it:
+ * a process outside the tree pays the kernel's installation of those
+ * uprobes when it maps the object, and nothing else (its tr2:enable
+ * semaphore stays 0, so its trace2 calls never reach them).  The enable is
+ * a perf event that the kernel copies into every child of a process that
+ * has it, at fork, and follows through exec: CMD's descendants are traced
+ * from their first instruction without tr2-bpf doing anything. */
+
+struct cmd_state {
+	struct {
+		struct tr2_object *o;
+		uint64_t enabled_ns;   /* when its enable was made for the live tree; 0: an old one */
+	} *objs;
+	int nobjs, cap;
+	int go_fd;                     /* CMD waits to exec until a byte arrives here */
+};
+
+static int cmd_object(void *ctx, struct tr2_object *o, pid_t pid)
+{
+	struct scan *sc = ctx;
+	struct tracer *tr = sc->tr;
+	struct cmd_state *st = tr->mode_state;
+	int i;
+
+	for (i = 0; i < st->nobjs && st->objs[i].o != o; i++)
+		;
+	if (i < st->nobjs)
+		return 0;
+	st->objs = tr2_grow(st->objs, st->nobjs, &st->cap, sizeof(*st->objs));
+	st->objs[st->nobjs].o = o;
+	st->objs[st->nobjs++].enabled_ns = 0;
+	if (o->old) {
+		warn_old(o);
+		return 0;
+	}
+	if (tr2_attach_payload(tr->attach, o, 0, sc->err, sizeof(sc->err)))
+		return -1;
+	/* Every process of the tree there is now: its children to come inherit
+	 * the event.  Children forked before now inherited nothing: see
+	 * cmd_forked(). */
+	st->objs[i].enabled_ns = tr2_mono_ns();
+	for (int j = 0; j < tr->nprocs; j++)
+		if (tr2_attach_enable(tr->attach, o, tr->procs[j], 1, sc->err, sizeof(sc->err)))
+			return -1;
+	return 0;
+}
+
+static int cmd_attach(struct tracer *tr, pid_t pid, char *err, size_t errlen)
+{
+	struct scan sc = { .tr = tr };
+
+	if (tr2_attach_scan(tr->attach, pid, cmd_object, &sc, err, errlen)) {
+		if (sc.err[0])
+			snprintf(err, errlen, "%s", sc.err);
+		return -1;
+	}
+	return 0;
+}
+
+/* A child forked before an object's enable was made for the tree did not
+ * inherit it (its fork record arrives after the attach that made it). */
+static void cmd_forked(struct tracer *tr, pid_t child, uint64_t fork_ns)
+{
+	struct cmd_state *st = tr->mode_state;
+	char err[512];
+
+	for (int i = 0; i < st->nobjs; i++)
+		if (st->objs[i].enabled_ns > fork_ns &&
+		    tr2_attach_enable(tr->attach, st->objs[i].o, child, 1, err, sizeof(err)))
+			fprintf(stderr, "tr2-bpf: %s\n", err);
+}
+
+static void cmd_start(struct tracer *tr)
+{
+	struct cmd_state *st = calloc(1, sizeof(*st));
+	char *const *argv = tr->opts->cmd;
+	int go[2] = { -1, -1 }, exec_err[2] = { -1, -1 };
+	char err[512];
+	pid_t child;
+
+	if (!st)
+		abort();
+	tr->mode_state = st;
+	if (!tr->ld_so)
+		tr2_fail("cannot find the dynamic loader");
+	if (tr2_attach_dl_hook(tr->attach, tr->skel->progs.dl_update, tr->ld_so, 0, err, sizeof(err)))
+		tr2_fail("%s", err);
+	if (pipe2(go, O_CLOEXEC) || pipe2(exec_err, O_CLOEXEC | O_NONBLOCK))
+		tr2_fail("pipe: %s", strerror(errno));
+	child = fork();
+	if (child < 0)
+		tr2_fail("fork: %s", strerror(errno));
+	if (child == 0) {
+		char c;
+
+		close(go[1]);
+		close(exec_err[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		/* tr2-bpf says so, once CMD's status is known (see the summary) */
+		int e = errno;
+		if (write(exec_err[1], &e, sizeof(e)) != sizeof(e))
+			fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", argv[0], strerror(e));
+		_exit(e == ENOENT ? 127 : 126);   /* as timeout(1), env(1) */
+	}
+	close(go[0]);
+	close(exec_err[1]);
+	tr->cmd_pid = child;
+	tr->exec_err_fd = exec_err[0];
+	add_traced(tr, child);
+	if (write(go[1], "g", 1) != 1)
+		tr2_fail("failed to start '%s': %s", argv[0], strerror(errno));
+	close(go[1]);
+}
+
+static int cmd_done(struct tracer *tr)
+{
+	int ws;
+
+	if (tr->cmd_pid) {
+		if (waitpid(tr->cmd_pid, &ws, WNOHANG) != tr->cmd_pid)
+			return 0;
+		tr->cmd_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+		tr->cmd_pid = 0;
+	}
+	for (int i = 0; i < tr->nprocs; i++)
+		if (!tr2_gone(tr->procs[i]))
+			return 0;
+	return 1;
+}
+
+static void cmd_finish(struct tracer *tr)
+{
+	struct cmd_state *st = tr->mode_state;
+
+	if (st)
+		free(st->objs);
+	free(st);
+}
+
+const struct tr2_mode tr2_mode_cmd = {
+	.name = "cmd",
+	.follow = 1,
+	.start = cmd_start,
+	.attach = cmd_attach,
+	.forked = cmd_forked,
+	.done = cmd_done,
+	.finish = cmd_finish,
+};

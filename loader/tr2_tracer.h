@@ -1,0 +1,91 @@
+/* tr2_tracer.h: tr2-bpf's options and the state of one trace, shared by
+ * its main loop (tr2_bpf.c) and the modes that choose which processes are
+ * traced (tr2_mode.c). */
+#ifndef TR2_TRACER_H
+#define TR2_TRACER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tr2_decode.h"
+
+struct tr2_attach;
+struct tr2_bpf;
+struct tr2_dst;
+struct tr2_mode;
+struct tr2_session;
+
+/* --summary, --hist, --summary-json, --summary-keys, --category. */
+struct summary_opts {
+	int on, hist, json_set, keys_set;
+	double interval_s;        /* 0: a table only at the end */
+	const char *json_dest;
+	struct tr2_dst *json;
+	unsigned keys;
+	char *cat_list;           /* --category's copy, which cats[] point into */
+	char *cats[64];
+	int ncats;
+};
+
+struct format_opt {
+	int fmt;                  /* enum tr2_format */
+	const char *dest;         /* NULL: standard output */
+};
+
+/* Everything the command line says. */
+struct tr2_opts {
+	pid_t *pids;              /* -p PID, in order given */
+	int npids;
+	char **cmd;               /* -- CMD [ARG...]: NULL-terminated, or NULL */
+	int all;                  /* -a */
+	struct format_opt formats[8];
+	int nformats;
+	int brief, event_nesting, max_files;
+	unsigned ring_bytes;
+	int probe_nop;            /* -1 auto, 0 the 1-byte nop, 1 the 5-byte nop */
+	int verbose;
+	struct summary_opts sum;
+};
+
+/* The state of one trace. */
+struct tracer {
+	const struct tr2_opts *opts;
+	const struct tr2_mode *mode;
+	struct tr2_bpf *skel;
+	struct tr2_attach *attach;
+	struct tr2_session *session;
+	struct tr2_sites *sites;     /* interned strings of the records so far */
+	struct tr2_decoded dec;
+	uint64_t decode_errors;
+	char *ld_so;                 /* the dynamic loader, whose hook tells of dlopen */
+	pid_t *procs;                /* live traced processes (-- CMD: the whole tree) */
+	int nprocs, cap;
+	struct {
+		uint32_t pid;
+		uint64_t reported;   /* lost events already marked in its stream */
+	} *losses;
+	int nlosses, cap_losses;
+	uint64_t lost_marked;        /* the BPF-side lost total at the last mark_losses() */
+	/* Processes held stopped to attach (-v): how often, how long they
+	 * waited for tr2-bpf to read the stop record, how long attaching took. */
+	uint64_t stops, stop_wait_ns, stop_attach_ns;
+	/* -- CMD */
+	pid_t cmd_pid;               /* CMD itself, until reaped */
+	int cmd_status;              /* CMD's exit status (128 + signal), once reaped */
+	int exec_err_fd;             /* CMD's errno when it could not be run, or -1 */
+	void *mode_state;            /* what the mode keeps (tr2_mode.c) */
+};
+
+/* Adds pid to tr->procs (once). */
+void tr2_tracer_add_proc(struct tracer *tr, pid_t pid);
+
+/* Whether the process has exited (a zombie counts). */
+int tr2_gone(pid_t pid);
+
+/* Writes "tr2-bpf: <message>" on stderr and exits with status 2. */
+void tr2_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* CLOCK_MONOTONIC, ns. */
+uint64_t tr2_mono_ns(void);
+
+#endif
