@@ -251,8 +251,9 @@ static __always_inline struct hit *load_hit(struct hit *p, struct pt_regs *ctx)
 	return p;
 }
 
-/* Argument n (a constant), cast as its spec says; 0 when missing or unreadable. */
-static __always_inline long arg(const struct hit *p, __u32 n)
+/* Argument n of tr2:event, cast as its spec says; 0 when missing or
+ * unreadable. */
+static __always_inline long event_arg(const struct hit *p, __u32 n)
 {
 	const struct __bpf_usdt_arg_spec *a;
 	__u32 reg;
@@ -285,6 +286,16 @@ static __always_inline long arg(const struct hit *p, __u32 n)
 	}
 	val <<= a->arg_bitshift;
 	return a->arg_signed ? val >> a->arg_bitshift : (long)((__u64)val >> a->arg_bitshift);
+}
+
+/* tr2:event's arguments (usdt/tr2_probe.c): the kind, the calling object's
+ * module number, then the trace2 probe's (docs/probes.md) but its last.
+ * arg(p, n) is argument n of the kind's trace2 probe. */
+#define KIND_ARG 0
+#define MODULE_ARG 1
+static __always_inline long arg(const struct hit *p, __u32 n)
+{
+	return event_arg(p, n + 2);
 }
 
 #define STR(p, n) ((const char *)arg(p, n))
@@ -492,9 +503,9 @@ static __always_inline void announce(struct thread_state *ts, struct task_struct
 	}
 }
 
-/* A call site, as far as its strings go: the probe site (which probe of
- * which runtime), the calling object's module number (the probe's last
- * argument, docs/probes.md) and the addresses of the call's literal strings
+/* A call site, as far as its strings go: the probe site (which runtime),
+ * the event kind, the calling object's module number and the addresses of
+ * the call's literal strings
  * (the file, arg 1, and arg 3 + i for literals bit i), hashed; never 0.
  * Same key, same bytes: a module number is never given twice in a process,
  * so an object loaded where another was unloaded has other keys, and the
@@ -505,7 +516,8 @@ static __always_inline __u64 site_key(const struct hit *p, __u8 literals)
 {
 	__u64 k = p->site;
 
-	k = (k ^ arg(p, (__u32)p->spec->arg_cnt - 1)) * 0x9e3779b97f4a7c15ull;
+	k = (k ^ event_arg(p, KIND_ARG)) * 0x9e3779b97f4a7c15ull;
+	k = (k ^ event_arg(p, MODULE_ARG)) * 0x9e3779b97f4a7c15ull;
 	k = (k ^ arg(p, 1)) * 0x9e3779b97f4a7c15ull;
 #pragma unroll
 	for (int i = 1; i <= 3; i++)
@@ -1134,6 +1146,57 @@ int probe_counter_add(struct pt_regs *ctx)
 		return 0;
 	m->is_counter = 1;
 	m->count += arg(p, 7);
+	return 0;
+}
+
+/* tr2:event, the one payload site (usdt/tr2_probe.c): the program of the
+ * event's kind (its first argument), by tail call; a kind this tracer does
+ * not know does nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, TR2_REC__PROBES);
+	__uint(key_size, sizeof(__u32));
+	__array(values, int (struct pt_regs *));
+} kinds SEC(".maps") = {
+	.values = {
+		[TR2_REC_VERSION] = (void *)&probe_version,
+		[TR2_REC_START] = (void *)&probe_start,
+		[TR2_REC_EXIT] = (void *)&probe_exit,
+		[TR2_REC_ATEXIT] = (void *)&probe_atexit,
+		[TR2_REC_SIGNAL] = (void *)&probe_signal,
+		[TR2_REC_ERROR] = (void *)&probe_error,
+		[TR2_REC_CMD_PATH] = (void *)&probe_cmd_path,
+		[TR2_REC_CMD_ANCESTRY] = (void *)&probe_cmd_ancestry,
+		[TR2_REC_CMD_NAME] = (void *)&probe_cmd_name,
+		[TR2_REC_CMD_MODE] = (void *)&probe_cmd_mode,
+		[TR2_REC_ALIAS] = (void *)&probe_alias,
+		[TR2_REC_DEF_PARAM] = (void *)&probe_def_param,
+		[TR2_REC_DEF_REPO] = (void *)&probe_def_repo,
+		[TR2_REC_CHILD_START] = (void *)&probe_child_start,
+		[TR2_REC_CHILD_EXIT] = (void *)&probe_child_exit,
+		[TR2_REC_CHILD_READY] = (void *)&probe_child_ready,
+		[TR2_REC_EXEC] = (void *)&probe_exec,
+		[TR2_REC_EXEC_RESULT] = (void *)&probe_exec_result,
+		[TR2_REC_THREAD_START] = (void *)&probe_thread_start,
+		[TR2_REC_THREAD_EXIT] = (void *)&probe_thread_exit,
+		[TR2_REC_REGION_ENTER] = (void *)&probe_region_enter,
+		[TR2_REC_REGION_LEAVE] = (void *)&probe_region_leave,
+		[TR2_REC_DATA] = (void *)&probe_data,
+		[TR2_REC_DATA_JSON] = (void *)&probe_data_json,
+		[TR2_REC_PRINTF] = (void *)&probe_printf,
+		[TR2_REC_TIMER_START] = (void *)&probe_timer_start,
+		[TR2_REC_TIMER_STOP] = (void *)&probe_timer_stop,
+		[TR2_REC_COUNTER_ADD] = (void *)&probe_counter_add,
+	},
+};
+
+SEC("usdt")
+int probe_event(struct pt_regs *ctx)
+{
+	struct hit hit, *p = load_hit(&hit, ctx);
+
+	if (p)
+		bpf_tail_call(ctx, &kinds, (__u32)event_arg(p, KIND_ARG));
 	return 0;
 }
 

@@ -91,10 +91,11 @@ struct usdt_spec {
 	short arg_cnt;
 };
 
-/* One trace2 probe site of an object file. */
+/* One probe site of an object file. */
 struct site {
 	char name[32];
 	unsigned long offset;      /* file offset of its 1-byte nop */
+	/* tr2:event only: */
 	int pair;                  /* the 1-byte nop is followed by a 5-byte nop */
 	int spec_id;
 	__u32 number;              /* the probe site's number (see above) */
@@ -107,6 +108,7 @@ struct object {
 	struct site *sites;
 	int nsites;
 	unsigned long enable_off, enable_ref;  /* tr2:enable's site and semaphore, file offsets */
+	struct site event;         /* tr2:event, the payload site of every kind */
 	int tracefs_id;            /* its tracefs event for inherited enables, 0 until made */
 };
 
@@ -342,7 +344,7 @@ static int read_probes(struct tr2_attach *a, int fd, struct object *o, char *err
 			if (!name || ++name >= end || !(args = memchr(name, '\0', end - name)) || ++args >= end ||
 			    !memchr(args, '\0', end - args))
 				continue;
-			if (strcmp(prov, "trace2") && !(!strcmp(prov, "tr2") && !strcmp(name, "enable")))
+			if (strcmp(prov, "trace2") && strcmp(prov, "tr2"))
 				continue;
 			memcpy(&pc, desc, 8);
 			memcpy(&note_base, desc + 8, 8);
@@ -361,28 +363,36 @@ static int read_probes(struct tr2_attach *a, int fd, struct object *o, char *err
 				ret = -1;
 				break;
 			}
-			if (!strcmp(prov, "tr2")) {
+			if (!strcmp(prov, "tr2") && !strcmp(name, "enable")) {
 				o->enable_off = pc_off;
 				o->enable_ref = sema_off;
-				o->pub.runtime = sema_off > 0;
 				continue;
 			}
-			o->sites = tr2_grow(o->sites, o->nsites, &cap, sizeof(*o->sites));
-			s = &o->sites[o->nsites++];
+			if (!strcmp(prov, "tr2") && strcmp(name, "event"))
+				continue;   /* a probe of a later runtime: leave it */
+			if (!strcmp(prov, "tr2")) {
+				s = &o->event;
+			} else {
+				o->sites = tr2_grow(o->sites, o->nsites, &cap, sizeof(*o->sites));
+				s = &o->sites[o->nsites++];
+			}
 			snprintf(s->name, sizeof(s->name), "%s", name);
 			s->offset = pc_off;
+			if (s != &o->event)
+				continue;   /* a trace2 probe: other tracers' */
 			s->pair = pread(fd, insn, sizeof(insn), pc_off) == sizeof(insn) &&
 				  !memcmp(insn, "\x90\x0f\x1f\x44\x00\x00", 6);
 			s->spec_id = spec_id(a, args);
 			s->number = ++a->site_numbers;
 			if (s->spec_id < 0) {
-				snprintf(err, errlen, "probe trace2:%s in %s: cannot read its arguments '%s'",
-					 name, o->pub.name, args);
+				snprintf(err, errlen, "probe %s:%s in %s: cannot read its arguments '%s'",
+					 prov, name, o->pub.name, args);
 				ret = -1;
 			}
 		}
 	}
 	o->pub.sites = o->nsites;
+	o->pub.runtime = o->enable_ref > 0 && o->event.number;
 out:
 	if (elf)
 		elf_end(elf);
@@ -439,50 +449,23 @@ static int link_one(struct tr2_attach *a, struct bpf_program *prog, const char *
 	return 0;
 }
 
-/* Attaches prog_name's program to the sites of o named name. */
-static int attach_probe(struct tr2_attach *a, struct object *o, const char *name, pid_t pid)
-{
-	unsigned long *offs = calloc(o->nsites, sizeof(*offs));
-	__u64 *cookies = calloc(o->nsites, sizeof(*cookies));
-	char prog_name[64], path[64];
-	struct bpf_program *prog;
-	int m = 0, r = 0;
-
-	if (!offs || !cookies)
-		abort();
-	snprintf(prog_name, sizeof(prog_name), "probe_%s", name);
-	prog = bpf_object__find_program_by_name(a->obj, prog_name);
-	fd_path(o, path, sizeof(path));
-	for (int i = 0; prog && i < o->nsites; i++)
-		if (!strcmp(o->sites[i].name, name)) {
-			/* the 5-byte nop of a pair, where chosen (tr2_attach_set_nop5) */
-			offs[m] = o->sites[i].offset + (a->nop5 && o->sites[i].pair);
-			cookies[m] = cookie(&o->sites[i]);
-			m++;
-		}
-	if (m && a->multi)
-		r = link_multi(a, bpf_program__fd(prog), path, offs, NULL, cookies, m, pid);
-	for (int i = 0; m && !a->multi && i < m && !r; i++)
-		r = link_one(a, prog, path, offs[i], cookies[i], pid);
-	free(offs);
-	free(cookies);
-	return r;
-}
-
 int tr2_attach_payload(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, char *err, size_t errlen)
 {
 	struct object *o = (struct object *)pub;
+	struct bpf_program *prog = bpf_object__find_program_by_name(a->obj, "probe_event");
+	/* the 5-byte nop of a pair, where chosen (tr2_attach_set_nop5) */
+	unsigned long off = o->event.offset + (a->nop5 && o->event.pair);
+	__u64 bpf_cookie = cookie(&o->event);
+	char path[64];
+	int r;
 
-	for (int i = 0; i < o->nsites; i++) {
-		int first = 1;
-
-		for (int j = 0; j < i; j++)
-			first &= strcmp(o->sites[j].name, o->sites[i].name) != 0;
-		if (first && attach_probe(a, o, o->sites[i].name, pid)) {
-			snprintf(err, errlen, "failed to attach to probe trace2:%s in %s: %s",
-				 o->sites[i].name, o->pub.name, strerror(errno));
-			return -1;
-		}
+	fd_path(o, path, sizeof(path));
+	r = !prog ? -1 : a->multi ? link_multi(a, bpf_program__fd(prog), path, &off, NULL, &bpf_cookie, 1, pid) :
+		link_one(a, prog, path, off, bpf_cookie, pid);
+	if (r) {
+		snprintf(err, errlen, "failed to attach to probe tr2:event in %s: %s", o->pub.name,
+			 strerror(errno));
+		return -1;
 	}
 	if (!pid)
 		o->pub.payload_all = 1;

@@ -43,15 +43,18 @@
 struct trace2_state trace2__state __attribute__((section(".probes")));
 
 /* Assembler symbols for the notes: trace2_<probe>_semaphore is
- * trace2__state.sem[<probe>], tr2_enable_semaphore the low half of
- * trace2__state.on. Local to this object; never referenced from C. */
+ * trace2__state.sem[<probe>]; tr2_enable_semaphore and tr2_event_semaphore
+ * are the low half of trace2__state.on (a tracer that attaches to tr2:event
+ * with its semaphore gets every kind there). Local to this object; never
+ * referenced from C. */
 #define DEFINE_SEMAPHORE(probe) \
 	__asm__ __volatile__(".set trace2_" #probe "_semaphore, trace2__state + %c0" \
 			     : : "i"(offsetof(struct trace2_state, sem) + 2 * TRACE2__P_##probe));
 static void __attribute__((used)) define_semaphores(void)
 {
 	TRACE2__PROBES(DEFINE_SEMAPHORE)
-	__asm__ __volatile__(".set tr2_enable_semaphore, trace2__state + %c0"
+	__asm__ __volatile__(".set tr2_enable_semaphore, trace2__state + %c0\n"
+			     ".set tr2_event_semaphore, trace2__state + %c0"
 			     : : "i"(offsetof(struct trace2_state, on)));
 }
 
@@ -88,12 +91,44 @@ static void touch_vec(const char *const *v)
 		touch(*v);
 }
 
+/*
+ * tr2:event, tr2-bpf's one payload site for every kind: the kernel installs
+ * a process's uprobes in each new mapping of the runtime, one by one, so one
+ * site instead of one per kind is what a traced exec costs.  Its arguments:
+ * the kind (TRACE2__P_*), the module number, then the trace2 probe's own
+ * but the last, padded with zeros (bpf/tr2.bpf.c reads them with the trace2
+ * probe's numbering, shifted by 2).  Fired while tr2-bpf is attached (the
+ * semaphore of tr2:enable), and only then.
+ */
+static void __attribute__((noinline)) event_site(long kind, long mod, long tls, long file, long line,
+						 long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	STAP_PROBE11(tr2, event, kind, mod, tls, file, line, a0, a1, a2, a3, a4, a5);
+}
+
 /* Fires probe `probe` with n arguments: the thread, file and line, the
- * kind's own (docs/probes.md), and the module number last. */
+ * kind's own (docs/probes.md), and the module number last; and tr2:event
+ * while tr2-bpf is attached. */
 #define FIRE(n, probe, ...) \
-	STAP_PROBE##n(trace2, probe, &trace2__tls, file, line, __VA_ARGS__, module_of(module))
+	do { \
+		uint32_t trace2__mod = module_of(module); \
+		STAP_PROBE##n(trace2, probe, &trace2__tls, file, line, __VA_ARGS__, trace2__mod); \
+		if (trace2__state.on & 0xffff) \
+			EVENT(probe, trace2__mod, __VA_ARGS__, 0, 0, 0, 0, 0, 0); \
+	} while (0)
 #define FIRE0(probe) \
-	STAP_PROBE4(trace2, probe, &trace2__tls, file, line, module_of(module))
+	do { \
+		uint32_t trace2__mod = module_of(module); \
+		STAP_PROBE4(trace2, probe, &trace2__tls, file, line, trace2__mod); \
+		if (trace2__state.on & 0xffff) \
+			EVENT(probe, trace2__mod, 0, 0, 0, 0, 0, 0); \
+	} while (0)
+/* event_site() with the kind, the thread, file and line, and the first 6
+ * of the kind's arguments given (the rest are zeros). */
+#define EVENT(probe, ...) EVENT_(probe, __VA_ARGS__)
+#define EVENT_(probe, mod, a0, a1, a2, a3, a4, a5, ...) \
+	event_site(TRACE2__P_##probe, mod, (long)&trace2__tls, (long)file, line, (long)(a0), (long)(a1), \
+		   (long)(a2), (long)(a3), (long)(a4), (long)(a5))
 
 /* Writes the call of event kind `kind` (its fields by designator) to the
  * in-process targets while one is open. */
