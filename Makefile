@@ -20,7 +20,8 @@ MANDIR ?= $(PREFIX)/share/man
 BUILD  := build
 CC     ?= gcc
 CLANG  ?= clang
-BPFTOOL ?= bpftool
+# Debian installs bpftool in /usr/sbin, which is not in a user's PATH (root's only).
+BPFTOOL ?= $(firstword $(shell command -v bpftool) /usr/sbin/bpftool)
 SAN_FLAGS ?=
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes $(SAN_FLAGS)

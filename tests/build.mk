@@ -34,8 +34,10 @@ test-viewers: all ; tests/e2e/viewers.sh
 
 TESTS += test-loader test-e2e test-reliability test-shapes test-summary test-viewers
 
-# README's install-and-build steps as written, into /usr/local (then make
-# uninstall) and into a private prefix.  Leaves /usr/local as it found it.
+# README's commands as written: its first ones as root without sudo and as a
+# user with sudo (added, then removed); its install-and-build steps into
+# /usr/local (then make uninstall) and into a private prefix.  Leaves
+# /usr/local as it found it.
 .PHONY: test-install
 test-install: all
 	tests/install/run.sh

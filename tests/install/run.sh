@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# README's install-and-build steps, run as they are written: the two ```sh
+# README's commands, run as they are written.  First its "Try it" commands
+# (see "README's first commands" below), as root with no sudo on PATH and as
+# a user with sudo (a user this test adds and removes; skipped without sudo).
+# Then its install-and-build steps: the two ```sh
 # blocks after "tests/install/run.sh runs this block" comments, each in a
 # fresh directory holding README's app.c (its ```c block) and tr2/, this
 # checkout.  The system-wide block installs into PREFIX=/usr/local (in the
 # dynamic loader's path), then `make uninstall` removes it again: the files,
 # and libtr2.so.0 from the loader's cache, so that ./app no longer runs.  The
 # private block uses HOME=a temporary directory.  Needs root (README traces
-# with sudo; sudo, absent on CI's machine, runs the command as it is) and BPF;
-# says so and skips without.  The system-wide block is skipped when
+# with sudo; in these blocks a shell function that runs the command as it is)
+# and BPF; says so and skips without.  The system-wide block is skipped when
 # /usr/local already holds a libtr2 that is not ours to remove.
 set -u
 cd "$(dirname "$0")/../.."
@@ -17,9 +20,12 @@ T=$(mktemp -d /tmp/tr2-install.XXXXXX)
 pass=0 fail=0 skip=0
 . tests/lib.sh
 SYS=/usr/local
+NC=tr2-newcomer	# the user with sudo, for as long as this test runs
 cleanup() {
 	# A failed run must not leave tr2 in /usr/local for the suites after it.
 	[ -e "$T/sys-installed" ] && make -s -C "$ROOT" uninstall PREFIX=$SYS > /dev/null 2>&1
+	# Nor the user and its sudo rule.
+	[ -e "$T/user-added" ] && { rm -f /etc/sudoers.d/$NC; userdel $NC; }
 	rm -rf "$T"
 }
 trap cleanup EXIT; [ -n "${KEEP:-}" ] && trap - EXIT
@@ -65,6 +71,126 @@ check() {
 	fi
 	expect_eq "$1: stderr: the summary alone" "tr2-bpf: 9 events, 0 lost" "$(cat "$dir/err")"
 }
+
+# --- README's first commands -----------------------------------------------
+# The indented commands after README's "tests/install/run.sh runs this as it
+# is ... (NAME)" comments: try (install the packages, build, trace the
+# example), test (make test) and on-call (dirscan --loop in the background,
+# tr2-bpf -p $!, then Ctrl-C: SIGINT after 4 seconds), each run by bash in a
+# session of its own.  As root, in this checkout, with a PATH of root's
+# directories with no sudo in them (a fresh Debian machine); and as a user
+# with sudo, in a copy of this checkout without build/, with the PATH Debian
+# gives a user.  Two commands are stubs that log who ran them and with what:
+# apt-get (scripts/install-deps.sh is CI's first step, .ci/run; here it would
+# install or upgrade packages) and, for `test`, make (this test is part of
+# make test).  A user's sudo finds them through its secure_path.
+
+# indented NAME: README's indented lines after its comment ending "(NAME) -->".
+indented() {
+	awk -v tag="($1) -->" 'index($0, "tests/install/run.sh runs this as it is") && index($0, tag) { grab = 1; next }
+		grab == 1 && /^$/ { next }
+		grab && /^    / { grab = 2; print substr($0, 5); next }
+		grab { exit }' README.md
+}
+mkdir -p "$T/stub-apt" "$T/stub-make" "$T/nosudo"
+for s in stub-apt/apt-get stub-make/make; do
+	printf '#!/bin/sh\necho "$(id -u) $(pwd) %s $*" >> %s\n' "${s#*/}" "$T/stub.log" > "$T/$s"
+	chmod +x "$T/$s"
+done
+# Root's PATH with no sudo: each of its commands, the first by that name.
+for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+	ln -s "$d"/* "$T/nosudo/" 2> /dev/null
+done
+rm -f "$T/nosudo/sudo"
+USER_PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games
+declare -A stub=([try]=$T/stub-apt: [test]=$T/stub-make: [on-call]="") secs=([try]=600 [test]=60 [on-call]=4)
+
+# newcomer WHO NAME: runs README's NAME commands as WHO (root or user) under
+# timeout -s INT, into $T/WHO-NAME.{out,err,status}; then ends what they
+# left running (on-call's dirscan --loop) with their session.
+newcomer() {
+	local f=$T/$1-$2 pid
+	indented "$2" > "$f.sh"
+	[ -s "$f.sh" ] || bad "$1: $2: README has no indented command after a '($2) -->' comment"
+	if [ "$1" = root ]; then
+		(cd "$ROOT" && exec setsid env PATH="${stub[$2]}$T/nosudo" timeout -s INT "${secs[$2]}" bash "$f.sh") \
+			< /dev/null > "$f.out" 2> "$f.err" &
+	else
+		(cd "$T/user/tr2" && exec setsid env -i HOME="$T/user" USER=$NC LOGNAME=$NC PATH=$USER_PATH \
+			timeout -s INT "${secs[$2]}" setpriv --reuid=$NC --regid=$NC --init-groups bash "$f.sh") \
+			< /dev/null > "$f.out" 2> "$f.err" &
+	fi
+	pid=$!
+	wait $pid
+	echo $? > "$f.status"
+	kill -- -$pid 2> /dev/null
+}
+
+# mainlines: the main thread's version, start, cmd_name and atexit lines of
+# PERF lines, masked.
+mainlines() { grep -E '\| main +\| (version|start|cmd_name|atexit) ' | python3 tests/e2e/mask.py perf; }
+
+# check_newcomer WHO DIR: what README says its commands do, run by WHO in DIR.
+check_newcomer() {
+	local f=$T/$1 dir=$2
+	: > "$T/stub.log"
+	newcomer "$1" try
+	expect_eq "$1: try: status 0" 0 "$(cat "$f-try.status")"
+	expect_eq "$1: try: scripts/install-deps.sh ran apt-get update and install, as root" \
+		"0 $dir apt-get update|0 $dir apt-get install" "$(awk '{ print $1, $2, $3, $4 }' "$T/stub.log" | paste -sd'|')"
+	# Against those of README's lines of what the command prints.
+	awk '/^The first command prints/ { f = 1 } f && /^```/ { if (g) exit; g = 1; next } g' README.md | mainlines > "$f-try.want"
+	mainlines < "$f-try.out" > "$f-try.got"
+	if [ -s "$f-try.want" ] && diff -u "$f-try.want" "$f-try.got" > "$T/diff"; then
+		ok "$1: try: tr2-bpf traced the example: its version, start, cmd_name and atexit lines as README shows them"
+	else
+		bad "$1: try: tr2-bpf traced the example: its version, start, cmd_name and atexit lines as README shows them" \
+			"$(cat "$T/diff")"
+	fi
+	expect_eq "$1: try: stderr ends with the summary" "tr2-bpf: N events, 0 lost" \
+		"$(tail -1 "$f-try.err" | sed 's/: [1-9][0-9]* events/: N events/')"
+
+	: > "$T/stub.log"
+	newcomer "$1" test
+	expect_eq "$1: test: make test, run as root in the checkout" "0:0 $dir make test" \
+		"$(cat "$f-test.status"):$(cat "$T/stub.log")"
+
+	newcomer "$1" on-call
+	expect_eq "$1: on-call: stopped by its Ctrl-C (timeout's status)" 124 "$(cat "$f-on-call.status")"
+	expect_eq "$1: on-call: tr2-bpf -p printed the running dirscan's PERF lines" yes \
+		"$(grep -qE '^[0-9:.]+ examples/dirscan.c:[0-9]+ +\| d0 \| main +\| region_enter ' "$f-on-call.out" && echo yes || echo no)"
+	expect_eq "$1: on-call: stderr ends with the summary" "tr2-bpf: N events, 0 lost" \
+		"$(tail -1 "$f-on-call.err" | sed 's/: [1-9][0-9]* events/: N events/')"
+}
+
+expect_eq "root: no sudo on the PATH the commands run with" "" "$(env PATH="$T/nosudo" sh -c 'command -v sudo')"
+check_newcomer root "$ROOT"
+
+if ! command -v sudo > /dev/null; then
+	skip=$((skip + 1))
+	echo "SKIP as a user with sudo: sudo is not installed (scripts/install-deps.sh installs it)"
+elif getent passwd $NC > /dev/null || [ -e /etc/sudoers.d/$NC ]; then
+	skip=$((skip + 1))
+	echo "SKIP as a user with sudo: user $NC or /etc/sudoers.d/$NC exists, not this test's to remove"
+else
+	printf 'Defaults:%s secure_path="%s"\n%s ALL=(ALL:ALL) NOPASSWD: ALL\n' \
+		$NC "$T/stub-apt:$T/stub-make:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" $NC > "$T/sudoers"
+	touch "$T/user-added"
+	useradd --system --home-dir "$T/user" --shell /bin/bash $NC
+	visudo -cqf "$T/sudoers" && install -m 440 "$T/sudoers" /etc/sudoers.d/$NC
+	mkdir -p "$T/user/tr2"
+	tar -c --exclude-vcs --exclude='./build*' . | tar -x -C "$T/user/tr2"
+	chown -R $NC: "$T/user"
+	chmod 711 "$T"
+	expect_eq "user: $NC is not root, and has sudo" "$(id -u $NC) 0" \
+		"$(cd "$T/user" && env -i PATH=$USER_PATH setpriv --reuid=$NC --regid=$NC --init-groups \
+			sh -c 'echo $(id -u) $(sudo id -u)' < /dev/null)"
+	check_newcomer user "$T/user/tr2"
+	rm -f /etc/sudoers.d/$NC
+	userdel $NC
+	rm "$T/user-added"
+	expect_eq "user: $NC and its sudo rule removed" "" "$(getent passwd $NC; getent group $NC; ls /etc/sudoers.d/$NC 2> /dev/null)"
+fi
 
 # --- a prefix in the dynamic loader's path --------------------------------
 if [ -e $SYS/lib/libtr2.so.0 ] || [ -e $SYS/include/trace2.h ]; then

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The man pages (man/): each renders with `man -l` without a warning, passes
+# The man pages (man/): each renders with `man -l` without a warning, at
+# 200 columns and at man's default width (80 columns), passes
 # `mandoc -T lint` and gives lexgrog (mandb's parser) its NAME line, where
 # those tools are installed; and the pages of tr2-bpf and tr2-fmt document
 # exactly the options their --help lists: the OPTIONS section's items (.TP
@@ -27,6 +28,15 @@ for page in man/tr2-bpf.1 man/tr2-fmt.1 man/trace2.3; do
 		MANWIDTH=200 man --warnings -l "$page" > "$T/out" 2> "$T/err"
 		expect_eq "$page: man -l renders it, no warning" "0:" "$?:$(cat "$T/err")"
 		expect_eq "$page: rendered NAME line" "       ${name[$page]}" "$(sed -n '/^NAME$/{n;p;q}' "$T/out")"
+		# What a reader gets: man's own width, 80 columns when its output
+		# is not a terminal and neither MANWIDTH nor COLUMNS is set (lines
+		# of 78), where a line too long to break is a troff warning on
+		# stderr; plain, and with --warnings.
+		for opt in "" --warnings; do
+			env -u MANWIDTH -u COLUMNS man ${opt:+"$opt"} -l "$page" > "$T/out" 2> "$T/err"
+			expect_eq "$page: man $opt${opt:+ }-l at the default width prints no warning" "0:" "$?:$(cat "$T/err")"
+		done
+		expect_eq "$page: the default width: a header line of 78" 78 "$(head -1 "$T/out" | awk '{ print length }')"
 	else
 		skipped "$page: man -l (man-db not installed)"
 	fi
