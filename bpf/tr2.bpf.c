@@ -22,7 +22,6 @@
 #define SIGTTOU 22
 #define VM_EXEC 0x4     /* include/linux/mm.h */
 #define RT_CONSISTENT 0 /* glibc's struct r_debug r_state (<link.h>) */
-#define HOLD_MAX_NS 1000000000ull  /* no process is held longer by a tracer that does not serve it */
 
 /* Tasks and their signals (kernel kfuncs, Linux 6.13+). */
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
@@ -109,8 +108,9 @@ struct {
  * map, by tgid: when the hold began (ns).  tr2-bpf deletes an entry when it
  * sends SIGCONT.  The eBPF side itself sends SIGCONT to every process held
  * when tr2-bpf is stopped (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU) or killed,
- * when it ends, and to a process held longer than HOLD_MAX_NS whenever any
- * process on the host forks, execs or exits; those count in `unserved`. */
+ * when it ends, and to a process held longer than TR2_HOLD_MAX_NS whenever any
+ * process on the host forks, execs or exits (tr2-bpf's watchdog thread does
+ * the same every 100 ms, for an idle host); those count in `unserved`. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -130,8 +130,12 @@ struct {
 
 /* When the oldest hold began, ns; 0: none (a hint: may be older). */
 __u64 oldest_hold;
-/* tr2-bpf was sent a stop signal (or SIGKILL) and no SIGCONT since. */
-int tracer_stopped;
+/* tr2-bpf cannot serve a hold now: it was sent a stop signal (or
+ * SIGKILL), or let a hold last TR2_HOLD_MAX_NS, and has not been continued
+ * (SIGCONT) or served a hold since (tr2-bpf clears it then).  No process is
+ * held meanwhile: one that a hold let go would otherwise be held again at
+ * its next new object, and again. */
+int tracer_absent;
 
 /* The interned strings a thread has sent (tr2_record.h), per call site,
  * kept direct-mapped: slot = key % SITE_SLOTS, holding the call site's key
@@ -1227,15 +1231,18 @@ static __always_inline void release_all(void)
 
 static long release_if_old(struct bpf_map *map, __u32 *pid, __u64 *since, __u64 *now)
 {
-	if (*now - *since >= HOLD_MAX_NS)
+	if (*now - *since >= TR2_HOLD_MAX_NS) {
+		tracer_absent = 1;
 		release_one(map, pid, since, 0);
+	}
 	else if (!oldest_hold || *since < oldest_hold)
 		oldest_hold = *since;
 	return 0;
 }
 
-/* Lets the processes held longer than HOLD_MAX_NS go on: tr2-bpf is alive
- * but does not serve them (a debugger holds it, it is starved, ...). */
+/* Lets the processes held longer than TR2_HOLD_MAX_NS go on: tr2-bpf is alive
+ * but does not serve them (a debugger holds it, it is starved, ...).  The
+ * same as tr2-bpf's watchdog (loader/tr2_bpf.c), which counts its own. */
 static __always_inline void release_expired(void)
 {
 	__u64 now, since = oldest_hold;
@@ -1243,7 +1250,7 @@ static __always_inline void release_expired(void)
 	if (!since)
 		return;
 	now = bpf_ktime_get_ns();
-	if (now - since < HOLD_MAX_NS)
+	if (now - since < TR2_HOLD_MAX_NS)
 		return;
 	oldest_hold = 0;
 	bpf_for_each_map_elem(&held, release_if_old, &now, 0);
@@ -1257,10 +1264,10 @@ int BPF_PROG(on_signal, int sig, struct kernel_siginfo *info, struct task_struct
 	if (task->tgid != tracer_tgid)
 		return 0;
 	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU || sig == SIGKILL) {
-		tracer_stopped = 1;
+		tracer_absent = 1;
 		release_all();
 	} else if (sig == SIGCONT) {
-		tracer_stopped = 0;
+		tracer_absent = 0;
 	}
 	return 0;
 }
@@ -1356,7 +1363,7 @@ static __always_inline int hold(__u32 pid, __u64 now_ns)
 	__u32 one = 1;
 	__u64 *n;
 
-	if (!tracer_stopped && bpf_map_update_elem(&held, &pid, &now_ns, BPF_ANY) == 0) {
+	if (!tracer_absent && bpf_map_update_elem(&held, &pid, &now_ns, BPF_ANY) == 0) {
 		if (!oldest_hold)
 			oldest_hold = now_ns;
 		return 1;

@@ -69,14 +69,16 @@ enum tr2_rec_kind {
 	TR2_REC_THREAD_INFO = TR2_REC__PROBES,
 	/* A traced process forked a process (follow mode).  pid = child, num[0] = parent. */
 	TR2_REC_FORK,
-	/* A traced process called exec: a new program, a new session.  num[0]
-	 * is 1 when the process is stopped (SIGSTOP) because it maps an object
-	 * tr2-bpf has not looked at yet: tr2-bpf attaches, then sends SIGCONT.
-	 * num[1], num[2]: that object's struct tr2_object_key (dev, ino). */
+	/* A traced process called exec: a new program, a new session.  num[1],
+	 * num[2]: the struct tr2_object_key (dev, ino) of an object it maps that
+	 * tr2-bpf has not looked at yet, 0 when none; num[0] is 1 when the
+	 * process is stopped (SIGSTOP) for that: tr2-bpf attaches, then sends
+	 * SIGCONT.  An unknown object without a stop (tr2-bpf was stopped, see
+	 * `held` in bpf/tr2.bpf.c): tr2-bpf attaches when it reads the record. */
 	TR2_REC_EXECVE,
 	/* The dynamic loader of a traced process mapped objects (its r_brk hook
-	 * ran, the list consistent again) and one of them is not known yet: the
-	 * process is stopped as for TR2_REC_EXECVE, num[] the same. */
+	 * ran, the list consistent again) and one of them is not known yet:
+	 * num[] as for TR2_REC_EXECVE. */
 	TR2_REC_DL_UPDATE,
 	/* A thread that had sent records exited (or its process called exec
 	 * from another thread): its interned strings can be forgotten. */
@@ -217,3 +219,7 @@ struct tr2_agg_val {
 enum { TR2_AGG_LOST_FULL, TR2_AGG_LOST_DEEP, TR2_AGG_LOST__COUNT };
 
 #define TR2_CAT_FILTER_MAX 64   /* bytes of a --category name, NUL included */
+
+/* A process is held (stopped for tr2-bpf to attach to a new object) at
+ * most this long, ns: then the eBPF side or tr2-bpf's watchdog lets it go. */
+#define TR2_HOLD_MAX_NS 900000000ull

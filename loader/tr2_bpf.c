@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -224,22 +225,67 @@ int tr2_gone(pid_t pid)
 }
 
 /* Lets a process that stopped itself for tr2-bpf go on; first out of the
- * eBPF side's `held`, so that it is not counted as let go unserved. */
+ * eBPF side's `held`, so that it is not counted as let go unserved.  And
+ * tr2-bpf serves holds again, if the eBPF side had given up on it. */
 static void let_go(struct tracer *tr, pid_t pid)
 {
 	__u32 key = pid;
 
 	bpf_map_delete_elem(bpf_map__fd(tr->skel->maps.held), &key);
 	kill(pid, SIGCONT);
+	tr->skel->bss->tracer_absent = 0;
 }
 
-/* A process stopped itself at stopped_ns (exec, or the loader mapped
- * objects) because it maps an object not known yet, (dev, ino) among them:
- * attach to what it maps now, then let it go on. */
-static void attach_and_continue(struct tracer *tr, pid_t pid, uint64_t stopped_ns, uint64_t dev, uint64_t ino)
+/*
+ * The watchdog: a thread that lets go every process held longer than
+ * TR2_HOLD_MAX_NS, as the eBPF side does at the next fork, exec or exit on
+ * the host (bpf/tr2.bpf.c, `held`), for a host where none comes: tr2-bpf
+ * alive but not serving (busy attaching, starved).  When tr2-bpf is stopped
+ * or killed, the eBPF side lets them go at once.
+ */
+static uint64_t watchdog_let_go;   /* holds it ended */
+
+static void *watchdog(void *arg)
+{
+	struct tracer *tr = arg;
+	int fd = bpf_map__fd(tr->skel->maps.held);
+
+	for (;;) {
+		__u32 key, next, *prev = NULL;
+		__u64 since, now;
+
+		usleep(100000);
+		now = tr2_mono_ns();
+		while (!bpf_map_get_next_key(fd, prev, &next)) {
+			key = next;
+			prev = &key;
+			if (bpf_map_lookup_elem(fd, &key, &since) || now - since < TR2_HOLD_MAX_NS ||
+			    bpf_map_delete_elem(fd, &key))
+				continue;
+			tr->skel->bss->tracer_absent = 1;
+			kill((pid_t)key, SIGCONT);
+			__atomic_add_fetch(&watchdog_let_go, 1, __ATOMIC_RELAXED);
+		}
+	}
+	return NULL;
+}
+
+/* For tests only (tests/e2e/harm.sh): TR2_BPF_TEST_HOLD_DELAY_MS makes
+ * tr2-bpf wait that long before it attaches for a held process, so that a
+ * test can stop or kill it while a process waits. */
+static unsigned hold_delay_ms;
+
+/* Process pid maps an object not known yet, (dev, ino) among them (exec, or
+ * the loader mapped objects): attach to what it maps now and, when it
+ * stopped itself for that at stopped_ns (held), let it go on. */
+static void attach_and_continue(struct tracer *tr, pid_t pid, int held, uint64_t stopped_ns, uint64_t dev,
+				uint64_t ino)
 {
 	char err[512];
 	uint64_t start = tr2_mono_ns(), now;
+
+	if (held && hold_delay_ms)
+		usleep(hold_delay_ms * 1000);
 
 	/* After detaching (tr->attach NULL) only the SIGCONT is left to do. */
 	if (tr->attach) {
@@ -247,6 +293,8 @@ static void attach_and_continue(struct tracer *tr, pid_t pid, uint64_t stopped_n
 			fprintf(stderr, "tr2-bpf: %s\n", err);
 		tr2_attach_known(tr->attach, dev, ino, pid);
 	}
+	if (!held)
+		return;
 	let_go(tr, pid);
 	now = tr2_mono_ns();
 	tr2_session_resumed(tr->session, pid, stopped_ns, now);
@@ -292,9 +340,11 @@ static int on_record(void *ctx, void *data, size_t size)
 		break;
 	case TR2_REC_EXECVE:
 	case TR2_REC_DL_UPDATE:
-		if (tr->dec.hdr.num[0])
-			attach_and_continue(tr, tr->dec.hdr.pid, tr->dec.hdr.ts_ns, tr->dec.hdr.num[1],
-					    tr->dec.hdr.num[2]);
+		/* An object not known yet: the process waits (num[0]), or went on
+		 * because tr2-bpf could not serve it then (attached late). */
+		if (tr->dec.hdr.num[0] || tr->dec.hdr.num[1] || tr->dec.hdr.num[2])
+			attach_and_continue(tr, tr->dec.hdr.pid, tr->dec.hdr.num[0], tr->dec.hdr.ts_ns,
+					    tr->dec.hdr.num[1], tr->dec.hdr.num[2]);
 		break;
 	}
 	return 0;
@@ -496,11 +546,12 @@ static struct tr2_summary *setup_summary(struct tr2_bpf *skel, struct summary_op
 static void report_unserved(struct tracer *tr)
 {
 	int fd = bpf_map__fd(tr->skel->maps.unserved);
-	__u64 let_go = 0, not_held = 0;
+	__u64 let_go = __atomic_load_n(&watchdog_let_go, __ATOMIC_RELAXED), n = 0, not_held = 0;
 	__u32 k;
 
 	k = 0;
-	bpf_map_lookup_elem(fd, &k, &let_go);
+	bpf_map_lookup_elem(fd, &k, &n);
+	let_go += n;
 	k = 1;
 	bpf_map_lookup_elem(fd, &k, &not_held);
 	if (let_go + not_held)
@@ -646,9 +697,12 @@ int main(int argc, char **argv)
 	char err[512], host[16];
 	struct timespec real, mono;
 	int status = 0, multi, probed;
+	pthread_t watchdog_thread;
 
 	parse_options(&opts, argc, argv);
 	verbose = opts.verbose;
+	if (getenv("TR2_BPF_TEST_HOLD_DELAY_MS"))
+		hold_delay_ms = strtoul(getenv("TR2_BPF_TEST_HOLD_DELAY_MS"), NULL, 10);
 	tr.mode = opts.cmd ? &tr2_mode_cmd : &tr2_mode_pid;
 	for (int i = 0; i < opts.nformats; i++) {
 		struct tr2_tgt_opts topts = { .brief = opts.brief, .event_nesting = opts.event_nesting };
@@ -718,6 +772,8 @@ int main(int argc, char **argv)
 	if (tr2_bpf__attach(tr.skel))
 		tr2_fail("failed to attach the fork and exec tracepoints: %s", strerror(errno));
 	tr.mode->start(&tr);
+	if (pthread_create(&watchdog_thread, NULL, watchdog, &tr))
+		tr2_fail("failed to start the watchdog thread: %s", strerror(errno));
 	signal_cmd = tr.cmd_pid;
 
 	if (verbose && tr.ld_so && tr2_attach_dl_sites(tr.attach))
@@ -746,6 +802,8 @@ int main(int argc, char **argv)
 		if (tr.mode->done(&tr) && (tr2_ring_consume(rb), tr.mode->done(&tr)))
 			break;
 	}
+	pthread_cancel(watchdog_thread);
+	pthread_join(watchdog_thread, NULL);
 	/* Detach first, so that no process can stop itself any more, then
 	 * drain: the last records may ask for a SIGCONT. */
 	probed = tr2_attach_objects(tr.attach) > 0;

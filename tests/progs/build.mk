@@ -65,3 +65,14 @@ ALL += $(TEST_PROGS_DIR)/tr2_summary
 $(TEST_PROGS_DIR)/tr2_summary: tests/progs/tr2_summary.c $(BUILD)/libtr2.a usdt/trace2.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
+
+# tr2_leaf: a trace2 call of each kind between filling a local array and
+# summing it, and the callee-saved registers across a runtime call
+# (tests/e2e/harm.sh), from gcc and clang at -O2 and -O3.
+TR2_LEAF := $(foreach c,gcc clang,$(foreach o,O2 O3,$(TEST_PROGS_DIR)/tr2_leaf-$(c)-$(o)))
+TEST_PROGS += $(TR2_LEAF)
+ALL += $(TR2_LEAF)
+
+$(TEST_PROGS_DIR)/tr2_leaf-%: tests/progs/tr2_leaf.c $(BUILD)/libtr2.a usdt/trace2.h
+	@mkdir -p $(@D)
+	$(word 1,$(subst -, ,$*)) $(CPPFLAGS) -$(word 2,$(subst -, ,$*)) -g -Wall -o $@ $< $(BUILD)/libtr2.a
