@@ -38,6 +38,15 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by tr2-bpf before load. */
 const volatile int follow = 0;  /* only record processes in `traced` (tr2-bpf -- CMD) */
+/* tr2-bpf -a: every process is traced (that the filters below let
+ * through); `traced` then holds those that sent events, until they end. */
+const volatile int trace_all = 0;
+/* --comm, --uid, --cgroup: only processes whose leader's comm is in
+ * `comms`, whose real uid is `uid`, under the cgroup in `cgroups` (its
+ * descendants included) are traced, in every mode.  Decided for each
+ * thread at its first event, and at each exec. */
+const volatile int narrow_comm = 0, narrow_uid = 0, narrow_cgroup = 0;
+const volatile __u32 uid = 0;
 /* tr2-bpf -p: objects are known per traced process (its payload uprobes are
  * its own), so that another traced process mapping the same object stops
  * for tr2-bpf to attach for it too; else per object (tr2_object_key). */
@@ -92,6 +101,46 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } traced SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, char[16]);     /* TASK_COMM_LEN, NUL-padded */
+	__type(value, __u8);
+} comms SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroups SEC(".maps");
+
+/* Whether the calling process is one --comm, --uid and --cgroup let
+ * through (all of them, when none is given). */
+static __always_inline int wanted(void)
+{
+	char comm[16] = {};
+
+	if (narrow_uid && (__u32)bpf_get_current_uid_gid() != uid)
+		return 0;
+	if (narrow_comm) {
+		bpf_probe_read_kernel_str(comm, sizeof(comm), bpf_get_current_task_btf()->group_leader->comm);
+		if (!bpf_map_lookup_elem(&comms, comm))
+			return 0;
+	}
+	if (narrow_cgroup && bpf_current_task_under_cgroup(&cgroups, 0) != 1)
+		return 0;
+	return 1;
+}
+
+/* Whether the calling process is traced (follow and -p: in `traced`; -a:
+ * any) and let through by the filters: the one that exec'd, or whose
+ * loader mapped objects, is one to look at. */
+static __always_inline int traced_now(__u32 pid)
+{
+	return (trace_all || bpf_map_lookup_elem(&traced, &pid)) && wanted();
+}
 
 /* The object files tr2-bpf has looked at (tr2_record.h): mapping one of
  * them stops no process.  Grows with the distinct files seen, never with
@@ -151,6 +200,7 @@ int tracer_absent;
  * sums (slots with id 0 are free), which go with the thread. */
 struct thread_state {
 	__u8 announced;
+	__u8 ignored;     /* the filters (--comm, --uid, --cgroup) leave its process out */
 	__u32 depth;
 	__u64 region_start[TR2_REGION_MAX];
 	__u64 site_key[SITE_SLOTS];
@@ -539,14 +589,22 @@ static __always_inline struct thread_state *thread_of(struct task_struct *task, 
 	if (!ts) {
 		/* The thread's first hit.  Follow mode: only threads of traced
 		 * processes get a state, so that having one says "traced"
-		 * without a lookup in `traced` at every hit. */
+		 * without a lookup in `traced` at every hit.  A process the
+		 * filters leave out gets one that says so, for the same reason. */
+		__u8 one = 1;
+
 		if (follow && !bpf_map_lookup_elem(&traced, &pid))
 			return 0;
 		ts = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!ts)
+		if (!ts) {
 			count_lost(pid, 1);
+			return 0;
+		}
+		ts->ignored = !wanted();
+		if (trace_all && !ts->ignored)
+			bpf_map_update_elem(&traced, &pid, &one, BPF_NOEXIST);
 	}
-	return ts;
+	return ts->ignored ? 0 : ts;
 }
 
 /* --category: whether the hit's category (arg 4 of region_enter,
@@ -1406,12 +1464,17 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 {
 	__u32 pid = p->tgid;
 
+	int had_events = bpf_map_lookup_elem(&traced, &pid) != 0;
+
 	release_expired();
-	if (!bpf_map_lookup_elem(&traced, &pid))
+	/* A new program: no regions open, announce the thread again, decide
+	 * the filters again. */
+	if (had_events || trace_all)
+		bpf_task_storage_delete(&threads, p);
+	if (!traced_now(pid))
 		return 0;
-	/* A new program: no regions open, announce the thread again. */
-	bpf_task_storage_delete(&threads, p);
-	stop_if_unknown(TR2_REC_EXECVE, 1);
+	/* -a: only a process that sent events before has a session to end */
+	stop_if_unknown(TR2_REC_EXECVE, had_events);
 	return 0;
 }
 
@@ -1428,10 +1491,10 @@ int dl_update(struct pt_regs *ctx)
 	__s64 to_state = bpf_get_attach_cookie(ctx);
 	int state;
 
-	if (follow && !bpf_map_lookup_elem(&traced, &pid))
-		return 0;
 	if (to_state && !bpf_probe_read_user(&state, sizeof(state), (void *)(PT_REGS_IP(ctx) + to_state)) &&
 	    state != RT_CONSISTENT)
+		return 0;
+	if (!traced_now(pid))
 		return 0;
 	stop_if_unknown(TR2_REC_DL_UPDATE, 0);
 	return 0;

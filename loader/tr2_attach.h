@@ -33,6 +33,7 @@ struct tr2_object {
 	int sites;           /* trace2 probe sites in it */
 	int payload_all;     /* the payload is attached for every process */
 	int enable_all;      /* tr2:enable is raised in every process (tr2_attach_enable_all) */
+	int warned;          /* the mode has said that it is old */
 	char *name;          /* the path the process maps it by, for messages only */
 };
 

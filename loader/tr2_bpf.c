@@ -8,13 +8,16 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pwd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/resource.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -43,16 +46,31 @@
 static const char usage[] =
 "Usage: tr2-bpf [OPTIONS] -p PID [-p PID...]\n"
 "       tr2-bpf [OPTIONS] -- CMD [ARG...]\n"
+"       tr2-bpf [OPTIONS] -a\n"
 "\n"
-"Trace a program instrumented with tr2's <trace2.h>: attach eBPF programs to\n"
-"its trace2 USDT probes (in its executable and every shared object it maps)\n"
-"and write its Trace2 events the way git writes them.\n"
+"Trace programs instrumented with tr2's <trace2.h>: attach eBPF programs to\n"
+"the probes of their tr2 runtime (libtr2.so, or libtr2.a linked into the\n"
+"program or a shared object) and write their Trace2 events the way git\n"
+"writes them.  Processes tr2-bpf does not trace pay nothing.\n"
 "\n"
 "  -p, --pid=PID          attach to the running process PID (repeat for more);\n"
 "                         stop when they have all exited\n"
 "  -- CMD [ARG...]        run CMD traced from its first event, and every\n"
 "                         descendant of it that carries probes (sid parent/child,\n"
 "                         depth d1, d2, ...); exit with CMD's status\n"
+"  -a, --all              every process on the host that carries a tr2\n"
+"                         runtime: those running, from now on, and every one\n"
+"                         started later, from its first event, whoever starts\n"
+"                         it (containers too); until Ctrl-C, SIGTERM or\n"
+"                         --duration\n"
+"      --comm=NAME[,NAME...]  only processes of these names (their comm, at\n"
+"                         most 15 bytes: longer names are cut there), in any\n"
+"                         mode\n"
+"      --uid=USER         only processes whose real user is USER (a name or a\n"
+"                         number), in any mode\n"
+"      --cgroup=PATH      only processes in the cgroup v2 directory PATH or\n"
+"                         below it (also cgroups made later), in any mode\n"
+"      --duration=SECONDS stop after SECONDS (any mode)\n"
 "\n"
 "Formats (any combination; none given: --perf to standard output, or with\n"
 "--summary no event stream):\n"
@@ -190,6 +208,11 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (!verbose)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
+}
+
+void tr2_tracer_serve(struct tracer *tr)
+{
+	tr2_ring_consume(tr->ring);
 }
 
 void tr2_tracer_add_proc(struct tracer *tr, pid_t pid)
@@ -580,6 +603,69 @@ static int kernel_optimizes_nop5(void)
 	return found;
 }
 
+/* --comm=NAME[,NAME...]: each cut to 15 bytes, as the kernel keeps a comm. */
+static void parse_comms(struct tr2_opts *o, const char *arg)
+{
+	char *list = strdup(arg), *name, *save;
+
+	if (!list)
+		abort();
+	o->ncomms = 0;   /* the last --comm counts */
+	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		if (o->ncomms == 64)
+			tr2_fail("bad --comm: at most 64 names");
+		snprintf(o->comms[o->ncomms++], sizeof(o->comms[0]), "%s", name);
+	}
+	free(list);
+	if (!o->ncomms)
+		tr2_fail("bad --comm '%s': want names separated by commas", arg);
+}
+
+/* --uid=USER: a user name, or a number. */
+static void parse_uid(struct tr2_opts *o, const char *arg)
+{
+	struct passwd *pw = getpwnam(arg);
+	char *end;
+	unsigned long v;
+
+	o->narrow_uid = 1;
+	if (pw) {
+		o->uid = pw->pw_uid;
+		return;
+	}
+	v = strtoul(arg, &end, 10);
+	if (end == arg || *end || v > 0xfffffffeul)
+		tr2_fail("bad --uid '%s': no such user", arg);
+	o->uid = v;
+}
+
+/* After the load: --comm's names and --cgroup's directory into their maps. */
+static void set_filters(struct tr2_bpf *skel, const struct tr2_opts *o)
+{
+	uint8_t one = 1;
+	uint32_t zero = 0;
+	struct statfs fs;
+	int fd;
+
+	for (int i = 0; i < o->ncomms; i++) {
+		char key[16] = { 0 };
+
+		memcpy(key, o->comms[i], strlen(o->comms[i]));
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.comms), key, &one, BPF_ANY))
+			tr2_fail("failed to set the --comm filter: %s", strerror(errno));
+	}
+	if (!o->cgroup)
+		return;
+	fd = open(o->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		tr2_fail("bad --cgroup '%s': %s", o->cgroup, strerror(errno));
+	if (fstatfs(fd, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC)
+		tr2_fail("bad --cgroup '%s': not a cgroup v2 directory", o->cgroup);
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.cgroups), &zero, &fd, BPF_ANY))
+		tr2_fail("failed to set the --cgroup filter: %s", strerror(errno));
+	close(fd);
+}
+
 /* Reads the command line into *o; exits with a one-line error when it is bad. */
 static void parse_options(struct tr2_opts *o, int argc, char **argv)
 {
@@ -600,6 +686,11 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 		{ "summary-json", optional_argument, NULL, 'J' },
 		{ "summary-keys", required_argument, NULL, 'K' },
 		{ "category", required_argument, NULL, 'c' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "comm", required_argument, NULL, 'M' },
+		{ "uid", required_argument, NULL, 'U' },
+		{ "cgroup", required_argument, NULL, 'G' },
+		{ "duration", required_argument, NULL, 'D' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -611,8 +702,28 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 	o->probe_nop = -1;
 	o->sum.keys = 8192;
 	opterr = 0;   /* one line of our own instead of getopt's two */
-	while ((opt = getopt_long(argc, argv, "+:p:b:vh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:p:ab:vh", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'a':
+			o->all = 1;
+			break;
+		case 'M':
+			parse_comms(o, optarg);
+			break;
+		case 'U':
+			parse_uid(o, optarg);
+			break;
+		case 'G':
+			o->cgroup = optarg;
+			break;
+		case 'D': {
+			char *end;
+
+			o->duration_s = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->duration_s > 0 && o->duration_s <= 31536000))
+				tr2_fail("bad --duration '%s': want seconds, more than 0", optarg);
+			break;
+		}
 		case 'p':
 			o->pids = tr2_grow(o->pids, o->npids, &npids_cap, sizeof(*o->pids));
 			o->pids[o->npids++] = parse_number(optarg, 1, 0x3fffffff, "bad PID '%s'");
@@ -671,9 +782,10 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
-	if ((o->npids != 0) + (o->cmd != NULL) != 1)
-		tr2_fail(o->npids ? "give -p PID or -- CMD, not both" :
-			 "nothing to trace: give -p PID or -- CMD (see --help)");
+	if ((o->npids != 0) + (o->cmd != NULL) + o->all > 1)
+		tr2_fail("give one of -p PID, -- CMD and -a");
+	if ((o->npids != 0) + (o->cmd != NULL) + o->all == 0)
+		tr2_fail("nothing to trace: give -p PID, -- CMD or -a (see --help)");
 	if ((o->sum.hist || o->sum.json_set || o->sum.keys_set) && !o->sum.on)
 		tr2_fail("--hist, --summary-json and --summary-keys need --summary");
 	if (o->probe_nop == 1 && kernel_optimizes_nop5())
@@ -698,12 +810,13 @@ int main(int argc, char **argv)
 	struct timespec real, mono;
 	int status = 0, multi, probed;
 	pthread_t watchdog_thread;
+	uint64_t started_ns;
 
 	parse_options(&opts, argc, argv);
 	verbose = opts.verbose;
 	if (getenv("TR2_BPF_TEST_HOLD_DELAY_MS"))
 		hold_delay_ms = strtoul(getenv("TR2_BPF_TEST_HOLD_DELAY_MS"), NULL, 10);
-	tr.mode = opts.cmd ? &tr2_mode_cmd : &tr2_mode_pid;
+	tr.mode = opts.cmd ? &tr2_mode_cmd : opts.all ? &tr2_mode_all : &tr2_mode_pid;
 	for (int i = 0; i < opts.nformats; i++) {
 		struct tr2_tgt_opts topts = { .brief = opts.brief, .event_nesting = opts.event_nesting };
 		struct tr2_dst *dst = tr2_dst_open(opts.formats[i].dest, err, sizeof(err));
@@ -721,6 +834,11 @@ int main(int argc, char **argv)
 	if (!tr.skel)
 		tr2_fail("failed to open the BPF object: %s", strerror(errno));
 	tr.skel->rodata->follow = tr.mode->follow;
+	tr.skel->rodata->trace_all = tr.mode->all;
+	tr.skel->rodata->narrow_comm = opts.ncomms > 0;
+	tr.skel->rodata->narrow_uid = opts.narrow_uid;
+	tr.skel->rodata->uid = opts.uid;
+	tr.skel->rodata->narrow_cgroup = opts.cgroup != NULL;
 	tr.skel->rodata->known_per_process = tr.mode->known_per_process;
 	tr.skel->rodata->tracer_tgid = getpid();
 	tr.skel->rodata->wakeup_bytes = opts.ring_bytes / 4;
@@ -746,6 +864,8 @@ int main(int argc, char **argv)
 			 e == EACCES ? " (the kernel's verifier refused one; -v shows its log)" : "");
 	}
 
+	set_filters(tr.skel, &opts);
+
 	clock_gettime(CLOCK_REALTIME, &real);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	tr2_host_hash(host, sizeof(host));
@@ -761,7 +881,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tr2-bpf: uprobes on the %s nop of each probe site, %s\n",
 			opts.probe_nop ? "5-byte" : "1-byte",
 			multi ? "one uprobe-multi link per object and probe" : "one perf uprobe per site");
-	rb = tr2_ring_new(bpf_map__fd(tr.skel->maps.events), on_record, &tr);
+	rb = tr.ring = tr2_ring_new(bpf_map__fd(tr.skel->maps.events), on_record, &tr);
 	if (!rb)
 		tr2_fail("failed to create the ring buffer: %s", strerror(errno));
 
@@ -772,6 +892,7 @@ int main(int argc, char **argv)
 	if (tr2_bpf__attach(tr.skel))
 		tr2_fail("failed to attach the fork and exec tracepoints: %s", strerror(errno));
 	tr.mode->start(&tr);
+	started_ns = tr2_mono_ns();
 	if (pthread_create(&watchdog_thread, NULL, watchdog, &tr))
 		tr2_fail("failed to start the watchdog thread: %s", strerror(errno));
 	signal_cmd = tr.cmd_pid;
@@ -796,6 +917,8 @@ int main(int argc, char **argv)
 		if (summary)
 			tr2_summary_poll(summary, tr2_mono_ns());
 		if (exiting || (opts.nformats && !tr2_session_writing(tr.session)))
+			break;
+		if (opts.duration_s && tr2_mono_ns() - started_ns >= (uint64_t)(opts.duration_s * 1e9))
 			break;
 		/* Forks recorded before the last traced process ended are in
 		 * the ring: read them before believing it. */

@@ -1,4 +1,6 @@
 /* tr2_mode.c: see tr2_mode.h. */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -33,8 +35,12 @@ static void add_traced(struct tracer *tr, pid_t pid)
 	tr2_tracer_add_proc(tr, pid);
 }
 
-static void warn_old(const struct tr2_object *o)
+/* Says once per object that it carries probes of an older trace2.h. */
+static void warn_old(struct tr2_object *o)
 {
+	if (o->warned)
+		return;
+	o->warned = 1;
 	fprintf(stderr, "tr2-bpf: %s carries trace2 probes of an older trace2.h, whose probe sites are in "
 		"the program's own code: not traced; rebuild it with this version\n", o->name);
 }
@@ -302,4 +308,91 @@ const struct tr2_mode tr2_mode_cmd = {
 	.forked = cmd_forked,
 	.done = cmd_done,
 	.finish = cmd_finish,
+};
+
+/* ---- -a: every process with a runtime ----
+ *
+ * The payload and the enable for every process that maps a runtime: the
+ * semaphore is raised in all of them, and the eBPF side drops the events
+ * of those the filters (--comm, --uid, --cgroup) leave out.  Every object
+ * the processes running at the start map is looked at then, so that only
+ * a program not run since (a new build, another file) holds its first
+ * process for tr2-bpf to look at it. */
+
+static int all_object(void *ctx, struct tr2_object *o, pid_t pid)
+{
+	struct scan *sc = ctx;
+	struct tracer *tr = sc->tr;
+
+	if (o->old) {
+		warn_old(o);
+		return 0;
+	}
+	sc->runtimes++;
+	if (!o->payload_all && tr2_attach_payload(tr->attach, o, 0, sc->err, sizeof(sc->err)))
+		return -1;
+	if (!o->enable_all && tr2_attach_enable_all(tr->attach, o, sc->err, sizeof(sc->err)))
+		return -1;
+	return 0;
+}
+
+static int all_attach(struct tracer *tr, pid_t pid, char *err, size_t errlen)
+{
+	struct scan sc = { .tr = tr };
+
+	if (tr2_attach_scan(tr->attach, pid, all_object, &sc, err, errlen)) {
+		if (sc.err[0])
+			snprintf(err, errlen, "%s", sc.err);
+		return -1;
+	}
+	return 0;
+}
+
+static void all_start(struct tracer *tr)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *d;
+	char err[512];
+	int procs = 0, with = 0;
+
+	if (!proc)
+		tr2_fail("failed to read /proc: %s", strerror(errno));
+	if (!tr->ld_so)
+		tr2_fail("cannot find the dynamic loader");
+	if (tr2_attach_dl_hook(tr->attach, tr->skel->progs.dl_update, tr->ld_so, 0, err, sizeof(err)))
+		tr2_fail("%s", err);
+	while ((d = readdir(proc))) {
+		struct scan sc = { .tr = tr };
+		pid_t pid;
+
+		if (!isdigit((unsigned char)d->d_name[0]) || (pid = atoi(d->d_name)) == getpid())
+			continue;
+		/* kernel threads map nothing; a process gone meanwhile is no error */
+		if (tr2_attach_scan(tr->attach, pid, all_object, &sc, err, sizeof(err)) && sc.err[0])
+			fprintf(stderr, "tr2-bpf: %s\n", sc.err);
+		procs++;
+		with += sc.runtimes > 0;
+		tr2_tracer_serve(tr);
+	}
+	closedir(proc);
+	fprintf(stderr, "tr2-bpf: tracing every process with a tr2 runtime (%d of %d running now, %d "
+		"runtimes); Ctrl-C to stop\n", with, procs, tr2_attach_objects(tr->attach));
+}
+
+static int all_done(struct tracer *tr)
+{
+	return 0;
+}
+
+static void all_finish(struct tracer *tr)
+{
+}
+
+const struct tr2_mode tr2_mode_all = {
+	.name = "all",
+	.all = 1,
+	.start = all_start,
+	.attach = all_attach,
+	.done = all_done,
+	.finish = all_finish,
 };

@@ -21,6 +21,7 @@ struct tracer;
 struct tr2_mode {
 	const char *name;
 	int follow;               /* the eBPF side adds each traced process's children */
+	int all;                  /* every process is traced (bpf trace_all) */
 	int known_per_process;    /* objects are attached per process (bpf known_per_process) */
 	/* After the BPF programs are loaded and the session made: attaches to
 	 * the processes there are, or starts CMD; a failure is fatal (tr2_fail). */
@@ -40,5 +41,6 @@ struct tr2_mode {
 
 extern const struct tr2_mode tr2_mode_pid;
 extern const struct tr2_mode tr2_mode_cmd;
+extern const struct tr2_mode tr2_mode_all;
 
 #endif

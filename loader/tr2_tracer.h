@@ -13,6 +13,7 @@ struct tr2_attach;
 struct tr2_bpf;
 struct tr2_dst;
 struct tr2_mode;
+struct tr2_ring;
 struct tr2_session;
 
 /* --summary, --hist, --summary-json, --summary-keys, --category. */
@@ -38,6 +39,12 @@ struct tr2_opts {
 	int npids;
 	char **cmd;               /* -- CMD [ARG...]: NULL-terminated, or NULL */
 	int all;                  /* -a */
+	char comms[64][16];       /* --comm: names, at most 15 bytes each */
+	int ncomms;
+	int narrow_uid;           /* --uid given */
+	uint32_t uid;
+	const char *cgroup;       /* --cgroup's directory, or NULL */
+	double duration_s;        /* --duration, 0: none */
 	struct format_opt formats[8];
 	int nformats;
 	int brief, event_nesting, max_files;
@@ -74,7 +81,13 @@ struct tracer {
 	int cmd_status;              /* CMD's exit status (128 + signal), once reaped */
 	int exec_err_fd;             /* CMD's errno when it could not be run, or -1 */
 	void *mode_state;            /* what the mode keeps (tr2_mode.c) */
+	struct tr2_ring *ring;       /* the BPF ring buffer's reader */
 };
+
+/* Reads what has arrived in the ring buffer and serves it (a mode that
+ * takes long to start calls it between processes, so that no process
+ * waits for tr2-bpf meanwhile). */
+void tr2_tracer_serve(struct tracer *tr);
 
 /* Adds pid to tr->procs (once). */
 void tr2_tracer_add_proc(struct tracer *tr, pid_t pid);
