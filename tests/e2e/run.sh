@@ -200,7 +200,7 @@ err "PID without probes" 2 "tr2-bpf: no trace2 probes in process $sp (its execut
 kill $sp
 err "bad PID" 2 "tr2-bpf: bad PID 'abc'" $BPF -p abc
 err "relative DEST" 2 "tr2-bpf: invalid destination 'relative/x': want a file descriptor 2-9, an absolute path, or af_unix:[stream:|dgram:]/absolute/path" $BPF --perf=relative/x -- /bin/true
-err "nothing to trace" 2 "tr2-bpf: nothing to trace: give -p PID or -- CMD (see --help)" $BPF
+err "nothing to trace" 2 "tr2-bpf: nothing to trace: give -p PID, -- CMD or -a (see --help)" $BPF
 $BPF -- /nonexistent/program > /dev/null 2> "$T/err"
 expect_eq "missing CMD: status 127" 127 $?
 expect_eq "missing CMD: message, then the summary" "tr2-bpf: cannot run '/nonexistent/program': No such file or directory
