@@ -1,17 +1,18 @@
 #!/bin/sh
 # Installs the Debian 12 packages tr2 needs to build and test (run as root);
 # chromium and npm are for tests/e2e/viewers.sh (speedscope, headless), sudo
-# for tests/install/run.sh (README's first commands as a user with sudo).
-# With --bench, also what `make bench` compares against (bpftrace, LTTng-UST, perf).
+# for tests/install/run.sh (README's first commands as a user with sudo),
+# bpftrace for tests/e2e/harm.sh (another tracer on the public probes).
+# With --bench, also what `make bench` compares against (LTTng-UST, perf).
 set -eu
 pkgs="make gcc g++ clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libssl-dev \
 libsimdjson-dev libcmocka-dev systemtap-sdt-dev libclang-rt-14-dev libcapstone-dev python3 git \
-man-db mandoc dpkg-dev debhelper lintian chromium sudo"
+man-db mandoc dpkg-dev debhelper lintian chromium sudo bpftrace"
 # npm fetches speedscope for tests/e2e/viewers.sh; a Node.js that is not
 # Debian's (NodeSource's) brings its own npm and conflicts with Debian's
 command -v npm > /dev/null || pkgs="$pkgs npm"
 if [ "${1:-}" = "--bench" ]; then
-	pkgs="$pkgs bpftrace liblttng-ust-dev lttng-tools linux-perf valgrind"
+	pkgs="$pkgs liblttng-ust-dev lttng-tools linux-perf valgrind"
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q

@@ -107,6 +107,24 @@ else
 	expect_eq "--probe-nop=5: every result right" "$want" "$(grep ' calls, ' "$T/nop5.out")"
 fi
 
+# Another tracer on the public probes (docs/probes.md): one site per probe,
+# each with a semaphore, in the runtime; bpftrace attaches where the notes
+# point and the program computes the same.
+probes=$(readelf -n $B/libtr2.so | awk '/Provider: trace2/ { p = 1; next } p && /Name:/ { n = $2 } p && /Semaphore:/ { print n, ($NF ~ /0x0+$/ ? "none" : "semaphore"); p = 0 }' | sort | uniq -c | awk '{ print $1, $3 }' | sort -u)
+expect_eq "libtr2.so: each trace2 probe has one site and a semaphore" "1 semaphore" "$probes"
+expect_eq "libtr2.so: 28 trace2 probes" 28 \
+	"$(readelf -n $B/libtr2.so | grep -A1 'Provider: trace2' | grep -c Name:)"
+if command -v bpftrace > /dev/null; then
+	LEAF=$(realpath $P/tr2_leaf-clang-O2)
+	expect_eq "bpftrace -l: the probes of the program linked with libtr2.a" 30 \
+		"$(bpftrace -l "usdt:$LEAF:*" | wc -l)"
+	timeout 120 bpftrace -e "usdt:$LEAF:trace2:region_enter { @n = count(); }" -c "$LEAF $N" > "$T/bt.out" 2>&1
+	expect_eq "bpftrace on trace2:region_enter: every result right" "$want" "$(grep ' calls, ' "$T/bt.out")"
+	expect_eq "bpftrace on trace2:region_enter: every event" "@n: $N" "$(grep '^@n:' "$T/bt.out")"
+else
+	echo "skip bpftrace: not installed (scripts/install-deps.sh installs it)"
+fi
+
 # ===== 2. Liveness ========================================================
 # tr2-bpf holds a process (SIGSTOP) that maps an object it has not looked
 # at, until it has attached; TR2_BPF_TEST_HOLD_DELAY_MS makes it slow to
