@@ -556,6 +556,37 @@ static int uprobe_events(struct tr2_attach *a, const char *line)
 	return r;
 }
 
+/* Removes the tracefs events of a tr2-bpf that ended without removing its
+ * own (killed): groups tr2_<pid> whose pid is no tr2-bpf now.  Such an
+ * event does nothing (no perf event uses it), but it keeps its file busy. */
+static void remove_stale_events(struct tr2_attach *a)
+{
+	char path[128], line[512], comm[32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", a->tracefs);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char event[64], del[80];
+		int pid, live = 0;
+		FILE *c;
+
+		if (sscanf(line, "p:tr2_%d/%63s", &pid, event) != 2)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		if ((c = fopen(path, "re"))) {
+			live = fgets(comm, sizeof(comm), c) && !strcmp(comm, "tr2-bpf\n");
+			fclose(c);
+		}
+		if (live)
+			continue;
+		snprintf(del, sizeof(del), "-:tr2_%d/%s\n", pid, event);
+		uprobe_events(a, del);
+	}
+	if (f)
+		fclose(f);
+}
+
 /* The tracefs event on o's tr2:enable, with its semaphore: its id, made at
  * the first call as tr2_<tr2-bpf's pid>/e<n>.  Returns the id or -1. */
 static int enable_tracefs_id(struct tr2_attach *a, struct object *o)
@@ -568,6 +599,8 @@ static int enable_tracefs_id(struct tr2_attach *a, struct object *o)
 		return o->tracefs_id;
 	if (find_tracefs(a))
 		return -1;
+	if (!a->tracefs_events)
+		remove_stale_events(a);
 	snprintf(line, sizeof(line), "p:tr2_%d/e%d /proc/%d/fd/%d:0x%lx(0x%lx)\n", (int)getpid(),
 		 a->tracefs_events + 1, (int)getpid(), o->fd, o->enable_off, o->enable_ref);
 	if (uprobe_events(a, line))

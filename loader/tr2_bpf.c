@@ -139,17 +139,14 @@ static const char usage[] =
 "  -b, --ring-buffer=SIZE ring buffer size in bytes, a power of 2 (K and M\n"
 "                         suffixes allowed; default 4M)\n"
 "      --probe-nop=auto|1|5\n"
-"                         where the payload uprobes go on each probe site of\n"
-"                         the tr2 runtime, a 1-byte nop then a 5-byte nop.  1\n"
-"                         (what auto picks on this kernel, see below): the\n"
+"                         where the uprobe goes on the runtime's probe site,\n"
+"                         a 1-byte nop then a 5-byte nop.  1 (auto): the\n"
 "                         1-byte nop, emulated by the kernel, correct\n"
 "                         everywhere.  5: the 5-byte nop, which Linux 6.18+\n"
-"                         turns into a call, half the cost of an event, but\n"
-"                         only where the kernel copies that call's trampoline\n"
-"                         into a child at fork: tr2-bpf tests this and refuses\n"
-"                         5 on a kernel that does not (a child forked after\n"
-"                         the call was made would crash).  auto (default): 5\n"
-"                         where that test passes, else 1\n"
+"                         turns into a call, half the cost of an event; but\n"
+"                         there a child forked after that crashes (its copy\n"
+"                         of the call has no trampoline), so tr2-bpf refuses\n"
+"                         5 where the kernel makes that call\n"
 "  -v, --verbose          show libbpf's messages and why a record was dropped;\n"
 "                         before the summary, tr2-bpf's own CPU time, how\n"
 "                         many records named their call site's literal\n"
@@ -583,12 +580,12 @@ static void report_unserved(struct tracer *tr)
 			"events from it may be missing\n", (unsigned long long)(let_go + not_held));
 }
 
-/* Whether a child forked after the kernel has turned a uprobe on a 5-byte
- * nop into a call can run that call: Linux 6.18 maps the call's trampoline
- * VM_DONTCOPY, so the child jumps into nothing and dies of SIGSEGV
- * (measured); later kernels copy it.  Rather than trust a version number,
- * tr2-bpf would have to try it; it does not yet, so 5 is refused wherever
- * the kernel optimizes a 5-byte nop. */
+/* Whether the kernel turns a uprobe on a 5-byte nop into a call
+ * (arch_uprobe_optimize, Linux 6.18+).  Where it does, a child forked after
+ * that gets the call and not its trampoline (mapped VM_DONTCOPY on 6.18.44)
+ * and dies of SIGSEGV when it runs the site (measured); later kernels copy
+ * the trampoline, but no version or symbol tells them apart, so tr2-bpf
+ * refuses the 5-byte nop wherever the kernel makes the call. */
 static int kernel_optimizes_nop5(void)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
