@@ -65,3 +65,12 @@ ALL += $(TEST_PROGS_DIR)/tr2_summary
 $(TEST_PROGS_DIR)/tr2_summary: tests/progs/tr2_summary.c $(BUILD)/libtr2.a usdt/trace2.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
+
+# tr2_inherit: prints what it inherited (ids, environment, signals, rlimits,
+# fds, ...), for tests/e2e/cmd.sh (tr2-bpf -- CMD and -u).  No probes.
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_inherit
+ALL += $(TEST_PROGS_DIR)/tr2_inherit
+
+$(TEST_PROGS_DIR)/tr2_inherit: tests/progs/tr2_inherit.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
