@@ -2,7 +2,6 @@
  * and writes its Trace2 events in git's NORMAL, PERF and EVENT formats.
  * The contract (options, summary line, exit status) is ../shared/trace2-api.md §3. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,7 +11,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -20,6 +18,7 @@
 
 #include "tr2.skel.h"
 #include "tr2_attach.h"
+#include "tr2_cmd.h"
 #include "tr2_decode.h"
 #include "tr2_dst.h"
 #include "tr2_mem.h"
@@ -158,12 +157,15 @@ static pid_t cmd_pid;   /* -- CMD: the child, to which SIGTERM is passed on */
 
 static void on_signal(int sig)
 {
+	int saved_errno = errno;
+
 	exiting = sig;
 	/* Ctrl-C reaches CMD from the terminal; a SIGTERM sent to tr2-bpf alone
 	 * would leave CMD running untraced, so it goes on to CMD, as timeout(1)
 	 * does. */
 	if (sig == SIGTERM && cmd_pid > 0)
 		kill(cmd_pid, SIGTERM);
+	errno = saved_errno;
 }
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -562,13 +564,12 @@ int main(int argc, char **argv)
 	int nformats = 0, brief = 0, event_nesting = 2, opt, status = 0, multi, probe_nop = -1, max_files = 0;
 	unsigned ring_bytes = DEFAULT_RING_BYTES;
 	pid_t pid = 0, child = 0;
+	struct tr2_cmd *cmd = NULL;   /* -- CMD */
 	struct tr2_target targets[8], *target_ptrs[8];
 	struct tracer tr = { 0 };
 	struct tr2_ring *rb = NULL;
 	char err[512], host[16];
 	struct timespec real, mono;
-	int go[2] = { -1, -1 };
-	int exec_err[2] = { -1, -1 };  /* -- CMD: the child's errno when CMD cannot be run */
 	int probed = 0;                /* objects with probes were attached: set before detaching */
 	char *ld_so = NULL;
 	struct summary_opts sum = { .keys = 8192 };
@@ -638,6 +639,14 @@ int main(int argc, char **argv)
 		fail("process %d has exited", (int)pid);
 	if ((sum.hist || sum.json_set || sum.keys_set) && !sum.on)
 		fail("--hist, --summary-json and --summary-keys need --summary");
+	/* CMD first, before anything it must not inherit is opened or set
+	 * (tr2_cmd.h); held until tracing is ready. */
+	if (optind < argc) {
+		cmd = tr2_cmd_start(argv + optind, err, sizeof(err));
+		if (!cmd)
+			fail("%s", err);
+		cmd_pid = child = tr2_cmd_pid(cmd);
+	}
 	if (!nformats && !sum.on) {
 		formats[0].fmt = TR2_FMT_PERF;
 		formats[0].dest = NULL;
@@ -745,36 +754,10 @@ int main(int argc, char **argv)
 			fail("cannot find the dynamic loader");
 		if (tr2_attach_dl_hook(tr.attach, tr.skel->progs.dl_update, ld_so, err, sizeof(err)))
 			fail("%s", err);
-		if (pipe2(go, O_CLOEXEC) || pipe2(exec_err, O_CLOEXEC | O_NONBLOCK))
-			fail("pipe: %s", strerror(errno));
-		child = fork();
-		if (child < 0)
-			fail("fork: %s", strerror(errno));
-		if (child == 0) {
-			char c;
-
-			close(go[1]);
-			close(exec_err[0]);
-			signal(SIGINT, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
-			signal(SIGPIPE, SIG_DFL);
-			if (read(go[0], &c, 1) != 1)
-				_exit(127);
-			execvp(argv[optind], argv + optind);
-			/* tr2-bpf says so, once CMD's status is known (see the summary) */
-			int e = errno;
-			if (write(exec_err[1], &e, sizeof(e)) != sizeof(e))
-				fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", argv[optind], strerror(e));
-			_exit(e == ENOENT ? 127 : 126);   /* as timeout(1), env(1) */
-		}
-		close(go[0]);
-		close(exec_err[1]);
-		cmd_pid = child;
 		if (bpf_map_update_elem(bpf_map__fd(tr.skel->maps.traced), &child, &one, BPF_ANY))
 			fail("failed to add process %d to the traced set: %s", (int)child, strerror(errno));
-		if (write(go[1], "g", 1) != 1)
+		if (tr2_cmd_release(cmd))
 			fail("failed to start '%s': %s", argv[optind], strerror(errno));
-		close(go[1]);
 	}
 
 	if (verbose && ld_so && tr2_attach_dl_sites(tr.attach))
@@ -805,14 +788,10 @@ int main(int argc, char **argv)
 			int done = 1;
 
 			if (child) {
-				int ws;
-
-				if (waitpid(child, &ws, WNOHANG) == child) {
-					status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+				if (tr2_cmd_reap(cmd, 0, &status) == 1)
 					child = 0;
-				} else {
+				else
 					done = 0;
-				}
 			}
 			if (done) {
 				/* Forks recorded before CMD's exit are in the ring now. */
@@ -843,16 +822,9 @@ int main(int argc, char **argv)
 	if (child) {
 		/* Tracing stopped before CMD ended.  The output closed: CMD runs on
 		 * untraced and its status is still ours.  Ctrl-C: the terminal
-		 * signalled CMD too; give it a moment to end, else report the signal. */
-		int ws, r = 0;
-
-		if (!exiting)
-			r = waitpid(child, &ws, 0);
-		for (int i = 0; exiting && i < 20 && (r = waitpid(child, &ws, WNOHANG)) == 0; i++)
-			usleep(10000);
-		if (r == child)
-			status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-		else
+		 * signalled CMD too (SIGTERM was passed on); give it 0.2 s to end,
+		 * else report the signal and leave it running, untraced. */
+		if (tr2_cmd_reap(cmd, exiting ? 200 : -1, &status) != 1)
 			status = 128 + exiting;
 	}
 
@@ -877,16 +849,13 @@ int main(int argc, char **argv)
 	}
 	if (summary)
 		tr2_summary_print(summary, mono_ns(), 1);
-	if (exec_err[0] >= 0) {
+	if (cmd) {
 		/* -- CMD: say why there was nothing to trace, the summary still last */
-		int e;
-
-		if (read(exec_err[0], &e, sizeof(e)) == sizeof(e))
-			fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", argv[optind], strerror(e));
+		if (tr2_cmd_failed(cmd, err, sizeof(err)))
+			fprintf(stderr, "tr2-bpf: %s\n", err);
 		else if (!probed && !tr2_session_events(tr.session))
 			fprintf(stderr, "tr2-bpf: no trace2 probes in '%s' or any process it started\n",
 				argv[optind]);
-		close(exec_err[0]);
 	}
 	/* Without a stream, the aggregated events are the ones handled. */
 	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
@@ -895,6 +864,7 @@ int main(int argc, char **argv)
 		(unsigned long long)(lost_in_bpf(tr.skel) + tr.decode_errors +
 				     (summary && !nformats ? tr2_summary_lost(summary) : 0)));
 
+	tr2_cmd_free(cmd);
 	tr2_ring_free(rb);
 	tr2_bpf__destroy(tr.skel);
 	tr2_session_free(tr.session);
