@@ -45,6 +45,10 @@ static const char usage[] =
 "  -- CMD [ARG...]        run CMD traced from its first event, and every\n"
 "                         descendant of it that carries probes (sid parent/child,\n"
 "                         depth d1, d2, ...); exit with CMD's status\n"
+"  -u, --user=USER        with -- CMD: run CMD as USER (a name or a uid), as\n"
+"                         strace -u does: USER's uid, gid and groups, and its\n"
+"                         HOME, USER, LOGNAME (SHELL if a login shell);\n"
+"                         tr2-bpf itself stays root\n"
 "\n"
 "Formats (any combination; none given: --perf to standard output, or with\n"
 "--summary no event stream):\n"
@@ -147,6 +151,7 @@ static const char usage[] =
 "  sudo tr2-bpf --perf -- ./prog arg          trace ./prog from its start\n"
 "  sudo tr2-bpf --event=/tmp/t.json --normal=2 -p 4242\n"
 "  sudo tr2-bpf --event=/var/log/tr2/ -- make  one EVENT file per process\n"
+"  sudo tr2-bpf -u \"$USER\" --perf -- make     make as yourself, traced\n"
 "  sudo tr2-bpf --chrome=/tmp/t.json -- ./prog  open /tmp/t.json in ui.perfetto.dev\n";
 
 static volatile sig_atomic_t exiting;
@@ -541,6 +546,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "normal", optional_argument, NULL, 'N' },
 		{ "perf", optional_argument, NULL, 'P' },
 		{ "event", optional_argument, NULL, 'E' },
@@ -564,6 +570,7 @@ int main(int argc, char **argv)
 	int nformats = 0, brief = 0, event_nesting = 2, opt, status = 0, multi, probe_nop = -1, max_files = 0;
 	unsigned ring_bytes = DEFAULT_RING_BYTES;
 	pid_t pid = 0, child = 0;
+	const char *user = NULL;      /* -u */
 	struct tr2_cmd *cmd = NULL;   /* -- CMD */
 	struct tr2_target targets[8], *target_ptrs[8];
 	struct tracer tr = { 0 };
@@ -575,10 +582,13 @@ int main(int argc, char **argv)
 	struct summary_opts sum = { .keys = 8192 };
 
 	opterr = 0;   /* one line of our own instead of getopt's two */
-	while ((opt = getopt_long(argc, argv, "+:p:b:vh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:p:b:u:vh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			pid = parse_number(optarg, 1, 0x3fffffff, "bad PID '%s'");
+			break;
+		case 'u':
+			user = optarg;
 			break;
 		case 'N':
 		case 'P':
@@ -631,6 +641,8 @@ int main(int argc, char **argv)
 			fail("unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
+	if (user && optind == argc)
+		fail("-u needs -- CMD: it runs CMD as USER");
 	if ((pid != 0) == (optind < argc))
 		fail(pid ? "give -p PID or -- CMD, not both" : "nothing to trace: give -p PID or -- CMD (see --help)");
 	if (pid && kill(pid, 0) && errno == ESRCH)
@@ -642,7 +654,7 @@ int main(int argc, char **argv)
 	/* CMD first, before anything it must not inherit is opened or set
 	 * (tr2_cmd.h); held until tracing is ready. */
 	if (optind < argc) {
-		cmd = tr2_cmd_start(argv + optind, err, sizeof(err));
+		cmd = tr2_cmd_start(argv + optind, user, err, sizeof(err));
 		if (!cmd)
 			fail("%s", err);
 		cmd_pid = child = tr2_cmd_pid(cmd);
