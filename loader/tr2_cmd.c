@@ -3,7 +3,17 @@
  * ends), and "report", on which it writes why CMD could not be run; both of
  * its ends are close-on-exec, so CMD starts with neither.  Everything -u
  * needs (passwd and group lookups, the new environment) is computed before
- * the fork, so that the held process only makes system calls. */
+ * the fork, so that the held process only makes system calls.
+ *
+ * A third process, the guard, forked right after CMD's, holds nothing but
+ * the read end of a pipe from tr2-bpf.  tr2-bpf writes one byte to it when it
+ * ends; if tr2-bpf dies instead (SIGKILL, a crash), the pipe reads EOF, and
+ * once tr2-bpf is gone (its BPF links closed with it: nothing stops a process
+ * any more), the guard sends SIGCONT to CMD and to every descendant of CMD
+ * that is stopped: one of them may have been held for an attach that will
+ * never come.  The kernel does the same to an orphaned process group with a
+ * stopped member (SIGHUP first, which the guard does not send). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -14,12 +24,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tr2_cmd.h"
+#include "tr2_mem.h"
 
 extern char **environ;
 
@@ -28,6 +40,8 @@ struct tr2_cmd {
 	int go;         /* write end: one byte releases CMD */
 	int report;     /* read end: a struct failure when CMD could not be run */
 	int pidfd;      /* to wait with a timeout; -1: polled instead */
+	pid_t guard;    /* the guard's pid, 0 without */
+	int guard_fd;   /* write end: one byte when tr2-bpf ends; -1 without */
 	int reaped, status;
 	const char *name;   /* argv[0], for messages */
 	const char *user;   /* -u's USER, NULL without */
@@ -231,11 +245,114 @@ static void __attribute__((noreturn)) run(const struct plan *p, int go, int repo
 	_exit(n == ENOENT ? 127 : 126);   /* as timeout(1), env(1) */
 }
 
+/* The processes of /proc that descend from root (root included) and are
+ * stopped (state T): SIGCONT. */
+static void continue_stopped(pid_t root)
+{
+	struct proc { pid_t pid, ppid; char state; } *procs = NULL;
+	int n = 0, cap = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char path[300], buf[512], *p;
+		int fd;
+		ssize_t len;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = 0;
+		p = strrchr(buf, ')');   /* after comm, which may hold anything */
+		if (!p || p[1] != ' ' || !p[2])
+			continue;
+		procs = tr2_grow(procs, n, &cap, sizeof(*procs));
+		procs[n].pid = atoi(e->d_name);
+		procs[n].state = p[2];
+		procs[n].ppid = atoi(p + 4);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	/* Breadth first from root: procs[0..done) are its descendants, moved
+	 * to the front as found. */
+	for (int i = 0; i < n; i++)
+		if (procs[i].pid == root) {
+			struct proc t = procs[0];
+
+			procs[0] = procs[i];
+			procs[i] = t;
+			break;
+		}
+	if (n && procs[0].pid == root) {
+		int found = 1;
+
+		for (int i = 0; i < found; i++)
+			for (int j = found; j < n; j++)
+				if (procs[j].ppid == procs[i].pid) {
+					struct proc t = procs[found];
+
+					procs[found] = procs[j];
+					procs[j] = t;
+					found++;
+				}
+		for (int i = 0; i < found; i++)
+			if (procs[i].state == 'T')
+				kill(procs[i].pid, SIGCONT);
+	}
+	free(procs);
+}
+
+/* The guard (see the top of this file): fd, the read end of its pipe. */
+static void __attribute__((noreturn)) guard(pid_t cmd, int fd)
+{
+	static const int quiet[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE };
+	int tracer = syscall(SYS_pidfd_open, getppid(), 0);
+	int lo = tracer >= 0 && tracer < fd ? tracer : fd, hi = tracer > fd ? tracer : fd;
+	ssize_t n;
+	char c;
+
+	/* Nothing of the caller's or of tr2-bpf's but these two: no terminal,
+	 * pipe or file kept open by the guard. */
+	if (lo > 0)
+		syscall(SYS_close_range, 0, lo - 1, 0);
+	if (hi > lo + 1)
+		syscall(SYS_close_range, lo + 1, hi - 1, 0);
+	syscall(SYS_close_range, hi + 1, ~0U, 0);
+	/* The terminal's signals are for CMD and tr2-bpf. */
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+		signal(quiet[i], SIG_IGN);
+	prctl(PR_SET_NAME, "tr2-bpf-guard", 0, 0, 0);
+	do
+		n = read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n == 1)
+		_exit(0);   /* tr2-bpf ended as it should */
+	if (tracer >= 0) {
+		struct pollfd pfd = { .fd = tracer, .events = POLLIN };
+
+		poll(&pfd, 1, 5000);   /* gone: its files, the BPF links, closed */
+	}
+	/* A stop may still be on its way: look again. */
+	for (int i = 0; i < 3; i++) {
+		continue_stopped(cmd);
+		usleep(i ? 200000 : 50000);
+	}
+	_exit(0);
+}
+
 struct tr2_cmd *tr2_cmd_start(char *const argv[], const char *user, char *err, size_t errlen)
 {
 	struct plan p = { .argv = argv };
 	char *vars[4];
-	int nvars = 0, go[2], rep[2];
+	int nvars = 0, go[2], rep[2], gp[2];
 	struct tr2_cmd *c;
 	struct sigaction sa;
 
@@ -248,7 +365,7 @@ struct tr2_cmd *tr2_cmd_start(char *const argv[], const char *user, char *err, s
 		return NULL;
 	}
 	c = xmalloc(sizeof(*c));
-	*c = (struct tr2_cmd){ .go = go[1], .report = rep[0], .pidfd = -1, .name = argv[0],
+	*c = (struct tr2_cmd){ .go = go[1], .report = rep[0], .pidfd = -1, .guard_fd = -1, .name = argv[0],
 			       .user = user };
 	c->pid = fork();
 	if (c->pid < 0) {
@@ -265,6 +382,19 @@ struct tr2_cmd *tr2_cmd_start(char *const argv[], const char *user, char *err, s
 		close(go[0]);
 		close(rep[1]);
 		c->pidfd = syscall(SYS_pidfd_open, c->pid, 0);
+		/* Without a guard, CMD is only at risk if tr2-bpf dies holding it. */
+		if (!pipe2(gp, O_CLOEXEC)) {
+			c->guard = fork();
+			if (c->guard == 0) {
+				close(gp[1]);
+				guard(c->pid, gp[0]);
+			}
+			close(gp[0]);
+			if (c->guard > 0)
+				c->guard_fd = gp[1];
+			else
+				close(gp[1]), c->guard = 0;
+		}
 		/* An ignored SIGCHLD (the caller's) would reap CMD unseen; CMD
 		 * has inherited it as it was. */
 		if (!sigaction(SIGCHLD, NULL, &sa) && sa.sa_handler == SIG_IGN)
@@ -356,6 +486,14 @@ void tr2_cmd_free(struct tr2_cmd *c)
 {
 	if (!c)
 		return;
+	if (c->guard_fd >= 0) {
+		int ws;
+
+		if (write(c->guard_fd, "x", 1) == 1)
+			while (waitpid(c->guard, &ws, 0) < 0 && errno == EINTR)
+				;
+		close(c->guard_fd);
+	}
 	if (c->go >= 0)
 		close(c->go);
 	if (c->report >= 0)

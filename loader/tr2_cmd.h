@@ -31,8 +31,13 @@ struct tr2_cmd;
  * gid the same number, no supplementary groups, HOME=/, USER and LOGNAME the
  * number.  Everything else stays as tr2-bpf was started with.
  *
- * Also makes sure that SIGCHLD is not ignored in tr2-bpf (CMD keeps the
- * disposition it inherited), so that tr2_cmd_reap() can reap CMD.
+ * Also forks the guard, a process that holds no fd but its pipe from
+ * tr2-bpf: if tr2-bpf dies (SIGKILL, a crash) rather than calling
+ * tr2_cmd_free(), it sends SIGCONT to whichever of CMD and its descendants is
+ * stopped, once tr2-bpf is gone, so that none stays held for an attach that
+ * will never come.  And makes sure that SIGCHLD is not ignored in tr2-bpf
+ * (CMD keeps the disposition it inherited), so that tr2_cmd_reap() can reap
+ * CMD.
  *
  * Returns NULL with a one-line reason in err (errlen bytes, no "tr2-bpf: "
  * prefix): user given when tr2-bpf is not root, an unknown user, pipe or
@@ -60,8 +65,9 @@ int tr2_cmd_reap(struct tr2_cmd *c, int timeout_ms, int *status);
  * when CMD ran.  Once. */
 int tr2_cmd_failed(struct tr2_cmd *c, char *err, size_t errlen);
 
-/* Frees c (NULL allowed); a CMD still running is left running, a CMD still
- * held ends without running (exit status 127). */
+/* Tells the guard that tr2-bpf ends as it should, reaps it, and frees c
+ * (NULL allowed); a CMD still running is left running, a CMD still held ends
+ * without running (exit status 127). */
 void tr2_cmd_free(struct tr2_cmd *c);
 
 #endif
