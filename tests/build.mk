@@ -16,7 +16,7 @@ $(BUILD)/tests/test_summary: tests/loader/test_summary.c loader/tr2_summary.c lo
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_summary.c loader/tr2_summary.c \
 		$(BUILD)/libtr2fmt.a $(LDFLAGS) -lcmocka -lbpf $(FMT_LIBS)
 
-.PHONY: test-loader test-e2e test-reliability test-shapes test-summary test-viewers
+.PHONY: test-loader test-e2e test-reliability test-shapes test-summary test-viewers test-cmd
 test-loader: $(LOADER_TESTS)
 	@for t in $(LOADER_TESTS); do $$t || exit 1; done
 
@@ -29,10 +29,13 @@ test-shapes: all ; tests/e2e/shapes.sh
 
 test-summary: all ; tests/e2e/summary.sh
 
+# -- CMD as a parent: what CMD inherits, -u USER, tr2-bpf ending first
+test-cmd: all ; tests/e2e/cmd.sh
+
 # --chrome and --folded in speedscope, in headless Chromium (skips without)
 test-viewers: all ; tests/e2e/viewers.sh
 
-TESTS += test-loader test-e2e test-reliability test-shapes test-summary test-viewers
+TESTS += test-loader test-e2e test-reliability test-shapes test-summary test-cmd test-viewers
 
 # README's install-and-build steps as written, into /usr/local (then make
 # uninstall) and into a private prefix.  Leaves /usr/local as it found it.
