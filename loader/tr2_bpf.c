@@ -19,7 +19,6 @@
 #include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -27,6 +26,7 @@
 
 #include "tr2.skel.h"
 #include "tr2_attach.h"
+#include "tr2_cmd.h"
 #include "tr2_decode.h"
 #include "tr2_dst.h"
 #include "tr2_mem.h"
@@ -58,6 +58,10 @@ static const char usage[] =
 "  -- CMD [ARG...]        run CMD traced from its first event, and every\n"
 "                         descendant of it that carries probes (sid parent/child,\n"
 "                         depth d1, d2, ...); exit with CMD's status\n"
+"  -u, --user=USER        with -- CMD: run CMD as USER (a name or a uid), as\n"
+"                         strace -u does: USER's uid, gid and groups, and its\n"
+"                         HOME, USER, LOGNAME (SHELL if a login shell);\n"
+"                         tr2-bpf itself stays root\n"
 "  -a, --all              every process on the host that carries a tr2\n"
 "                         runtime: those running, from now on, and every one\n"
 "                         started later, from its first event, whoever starts\n"
@@ -161,14 +165,18 @@ static const char usage[] =
 "not decodable), counted exactly.  Errors are one line on stderr and a non-zero\n"
 "exit status.  Needs root (CAP_BPF and CAP_PERFMON).\n"
 "\n"
-"With -- CMD, a SIGTERM to tr2-bpf is passed on to CMD; Ctrl-C reaches CMD\n"
-"from the terminal.\n"
+"With -- CMD, CMD inherits what tr2-bpf was started with, as from the shell\n"
+"(fds, environment, signal mask and dispositions, limits, umask, cwd, process\n"
+"group); a SIGTERM to tr2-bpf is passed on to CMD; Ctrl-C reaches CMD from the\n"
+"terminal.  If tr2-bpf ends first (killed, or its output failed), CMD runs on,\n"
+"untraced.\n"
 "\n"
 "Examples:\n"
 "  sudo tr2-bpf -p 4242                       PERF lines of process 4242, live\n"
 "  sudo tr2-bpf --perf -- ./prog arg          trace ./prog from its start\n"
 "  sudo tr2-bpf --event=/tmp/t.json --normal=2 -p 4242\n"
 "  sudo tr2-bpf --event=/var/log/tr2/ -- make  one EVENT file per process\n"
+"  sudo tr2-bpf -u \"$USER\" --perf -- make     make as yourself, traced\n"
 "  sudo tr2-bpf --chrome=/tmp/t.json -- ./prog  open /tmp/t.json in ui.perfetto.dev\n";
 
 
@@ -178,12 +186,15 @@ static pid_t signal_cmd;              /* -- CMD: the child, to which SIGTERM is 
 
 static void on_signal(int sig)
 {
+	int saved_errno = errno;
+
 	exiting = sig;
 	/* Ctrl-C reaches CMD from the terminal; a SIGTERM sent to tr2-bpf alone
 	 * would leave CMD running untraced, so it goes on to CMD, as timeout(1)
 	 * does. */
 	if (sig == SIGTERM && signal_cmd > 0)
 		kill(signal_cmd, SIGTERM);
+	errno = saved_errno;
 }
 
 void tr2_fail(const char *fmt, ...)
@@ -683,6 +694,7 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 		{ "summary-json", optional_argument, NULL, 'J' },
 		{ "summary-keys", required_argument, NULL, 'K' },
 		{ "category", required_argument, NULL, 'c' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "comm", required_argument, NULL, 'M' },
 		{ "uid", required_argument, NULL, 'U' },
@@ -699,8 +711,11 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 	o->probe_nop = -1;
 	o->sum.keys = 8192;
 	opterr = 0;   /* one line of our own instead of getopt's two */
-	while ((opt = getopt_long(argc, argv, "+:p:ab:vh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:p:u:ab:vh", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'u':
+			o->user = optarg;
+			break;
 		case 'a':
 			o->all = 1;
 			break;
@@ -779,6 +794,8 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
+	if (o->user && !o->cmd)
+		tr2_fail("-u needs -- CMD: it runs CMD as USER");
 	if ((o->npids != 0) + (o->cmd != NULL) + o->all > 1)
 		tr2_fail("give one of -p PID, -- CMD and -a");
 	if ((o->npids != 0) + (o->cmd != NULL) + o->all == 0)
@@ -801,7 +818,7 @@ int main(int argc, char **argv)
 {
 	static struct tr2_opts opts;
 	struct tr2_target targets[8], *target_ptrs[8];
-	struct tracer tr = { .opts = &opts, .exec_err_fd = -1 };
+	struct tracer tr = { .opts = &opts };
 	struct tr2_ring *rb = NULL;
 	char err[512], host[16];
 	struct timespec real, mono;
@@ -811,6 +828,14 @@ int main(int argc, char **argv)
 
 	parse_options(&opts, argc, argv);
 	verbose = opts.verbose;
+	/* CMD first, before anything it must not inherit is opened or set
+	 * (tr2_cmd.h); held until the mode starts it. */
+	if (opts.cmd) {
+		tr.cmd = tr2_cmd_start(opts.cmd, opts.user, err, sizeof(err));
+		if (!tr.cmd)
+			tr2_fail("%s", err);
+		signal_cmd = tr2_cmd_pid(tr.cmd);
+	}
 	if (getenv("TR2_BPF_TEST_HOLD_DELAY_MS"))
 		hold_delay_ms = strtoul(getenv("TR2_BPF_TEST_HOLD_DELAY_MS"), NULL, 10);
 	tr.mode = opts.cmd ? &tr2_mode_cmd : opts.all ? &tr2_mode_all : &tr2_mode_pid;
@@ -892,7 +917,6 @@ int main(int argc, char **argv)
 	started_ns = tr2_mono_ns();
 	if (pthread_create(&watchdog_thread, NULL, watchdog, &tr))
 		tr2_fail("failed to start the watchdog thread: %s", strerror(errno));
-	signal_cmd = tr.cmd_pid;
 
 	if (verbose && tr.ld_so && tr2_attach_dl_sites(tr.attach))
 		fprintf(stderr, "tr2-bpf: loader hook: the %d calls of _dl_debug_state in %s\n",
@@ -939,21 +963,11 @@ int main(int argc, char **argv)
 		tr2_target_finish(&targets[i]);
 		tr2_dst_flush(targets[i].dst);
 	}
-	if (tr.cmd_pid) {
-		/* Tracing stopped before CMD ended.  The output closed: CMD runs on
-		 * untraced and its status is still ours.  Ctrl-C: the terminal
-		 * signalled CMD too; give it a moment to end, else report the signal. */
-		int ws, r = 0;
-
-		if (!exiting)
-			r = waitpid(tr.cmd_pid, &ws, 0);
-		for (int i = 0; exiting && i < 20 && (r = waitpid(tr.cmd_pid, &ws, WNOHANG)) == 0; i++)
-			usleep(10000);
-		if (r == tr.cmd_pid)
-			tr.cmd_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-		else
-			tr.cmd_status = 128 + exiting;
-	}
+	/* Tracing stopped before CMD ended.  The output closed: CMD runs on
+	 * untraced and its status is still ours.  Ctrl-C: the terminal
+	 * signalled CMD too; give it a moment to end, else report the signal. */
+	if (tr.cmd && !tr.cmd_reaped && tr2_cmd_reap(tr.cmd, exiting ? 200 : -1, &tr.cmd_status) != 1)
+		tr.cmd_status = 128 + exiting;
 	if (opts.cmd)
 		status = tr.cmd_status;
 
@@ -979,16 +993,13 @@ int main(int argc, char **argv)
 	report_unserved(&tr);
 	if (summary)
 		tr2_summary_print(summary, tr2_mono_ns(), 1);
-	if (tr.exec_err_fd >= 0) {
+	if (tr.cmd) {
 		/* -- CMD: say why there was nothing to trace, the summary still last */
-		int e;
-
-		if (read(tr.exec_err_fd, &e, sizeof(e)) == sizeof(e))
-			fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", opts.cmd[0], strerror(e));
+		if (tr2_cmd_failed(tr.cmd, err, sizeof(err)))
+			fprintf(stderr, "tr2-bpf: %s\n", err);
 		else if (!probed && !tr2_session_events(tr.session))
 			fprintf(stderr, "tr2-bpf: no trace2 probes in '%s' or any process it started\n",
 				opts.cmd[0]);
-		close(tr.exec_err_fd);
 	}
 	/* Without a stream, the aggregated events are the ones handled. */
 	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
@@ -998,6 +1009,7 @@ int main(int argc, char **argv)
 				     (summary && !opts.nformats ? tr2_summary_lost(summary) : 0)));
 
 	tr.mode->finish(&tr);
+	tr2_cmd_free(tr.cmd);
 	tr2_ring_free(rb);
 	tr2_bpf__destroy(tr.skel);
 	tr2_session_free(tr.session);

@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "tr2.skel.h"
 #include "tr2_attach.h"
+#include "tr2_cmd.h"
 #include "tr2_mem.h"
 #include "tr2_mode.h"
 #include "tr2_tracer.h"
@@ -170,7 +170,6 @@ struct cmd_state {
 		uint64_t enabled_ns;   /* when its enable was made for the live tree; 0: an old one */
 	} *objs;
 	int nobjs, cap;
-	int go_fd;                     /* CMD waits to exec until a byte arrives here */
 };
 
 static int cmd_object(void *ctx, struct tr2_object *o, pid_t pid)
@@ -231,10 +230,7 @@ static void cmd_forked(struct tracer *tr, pid_t child, uint64_t fork_ns)
 static void cmd_start(struct tracer *tr)
 {
 	struct cmd_state *st = calloc(1, sizeof(*st));
-	char *const *argv = tr->opts->cmd;
-	int go[2] = { -1, -1 }, exec_err[2] = { -1, -1 };
 	char err[512];
-	pid_t child;
 
 	if (!st)
 		abort();
@@ -243,47 +239,18 @@ static void cmd_start(struct tracer *tr)
 		tr2_fail("cannot find the dynamic loader");
 	if (tr2_attach_dl_hook(tr->attach, tr->skel->progs.dl_update, tr->ld_so, 0, err, sizeof(err)))
 		tr2_fail("%s", err);
-	if (pipe2(go, O_CLOEXEC) || pipe2(exec_err, O_CLOEXEC | O_NONBLOCK))
-		tr2_fail("pipe: %s", strerror(errno));
-	child = fork();
-	if (child < 0)
-		tr2_fail("fork: %s", strerror(errno));
-	if (child == 0) {
-		char c;
-
-		close(go[1]);
-		close(exec_err[0]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		/* tr2-bpf says so, once CMD's status is known (see the summary) */
-		int e = errno;
-		if (write(exec_err[1], &e, sizeof(e)) != sizeof(e))
-			fprintf(stderr, "tr2-bpf: cannot run '%s': %s\n", argv[0], strerror(e));
-		_exit(e == ENOENT ? 127 : 126);   /* as timeout(1), env(1) */
-	}
-	close(go[0]);
-	close(exec_err[1]);
-	tr->cmd_pid = child;
-	tr->exec_err_fd = exec_err[0];
-	add_traced(tr, child);
-	if (write(go[1], "g", 1) != 1)
-		tr2_fail("failed to start '%s': %s", argv[0], strerror(errno));
-	close(go[1]);
+	/* CMD was forked first (tr2_cmd.h), held until now */
+	add_traced(tr, tr2_cmd_pid(tr->cmd));
+	if (tr2_cmd_release(tr->cmd))
+		tr2_fail("failed to start '%s': %s", tr->opts->cmd[0], strerror(errno));
 }
 
 static int cmd_done(struct tracer *tr)
 {
-	int ws;
-
-	if (tr->cmd_pid) {
-		if (waitpid(tr->cmd_pid, &ws, WNOHANG) != tr->cmd_pid)
+	if (!tr->cmd_reaped) {
+		if (tr2_cmd_reap(tr->cmd, 0, &tr->cmd_status) != 1)
 			return 0;
-		tr->cmd_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-		tr->cmd_pid = 0;
+		tr->cmd_reaped = 1;
 	}
 	for (int i = 0; i < tr->nprocs; i++)
 		if (!tr2_gone(tr->procs[i]))

@@ -11,6 +11,7 @@
 
 struct tr2_attach;
 struct tr2_bpf;
+struct tr2_cmd;
 struct tr2_dst;
 struct tr2_mode;
 struct tr2_ring;
@@ -38,6 +39,7 @@ struct tr2_opts {
 	pid_t *pids;              /* -p PID, in order given */
 	int npids;
 	char **cmd;               /* -- CMD [ARG...]: NULL-terminated, or NULL */
+	const char *user;         /* -u: CMD's user, or NULL */
 	int all;                  /* -a */
 	char comms[64][16];       /* --comm: names, at most 15 bytes each */
 	int ncomms;
@@ -77,9 +79,9 @@ struct tracer {
 	 * waited for tr2-bpf to read the stop record, how long attaching took. */
 	uint64_t stops, stop_wait_ns, stop_attach_ns;
 	/* -- CMD */
-	pid_t cmd_pid;               /* CMD itself, until reaped */
-	int cmd_status;              /* CMD's exit status (128 + signal), once reaped */
-	int exec_err_fd;             /* CMD's errno when it could not be run, or -1 */
+	struct tr2_cmd *cmd;         /* forked first, held until the mode starts it */
+	int cmd_reaped;              /* CMD has ended ... */
+	int cmd_status;              /* ... with this status (128 + signal) */
 	void *mode_state;            /* what the mode keeps (tr2_mode.c) */
 	struct tr2_ring *ring;       /* the BPF ring buffer's reader */
 };

@@ -16,7 +16,7 @@ $(BUILD)/tests/test_summary: tests/loader/test_summary.c loader/tr2_summary.c lo
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_summary.c loader/tr2_summary.c \
 		$(BUILD)/libtr2fmt.a $(LDFLAGS) -lcmocka -lbpf $(FMT_LIBS)
 
-.PHONY: test-loader test-e2e test-reliability test-shapes test-summary test-viewers test-harm test-host
+.PHONY: test-loader test-e2e test-reliability test-shapes test-summary test-viewers test-harm test-host test-cmd
 test-loader: $(LOADER_TESTS)
 	@for t in $(LOADER_TESTS); do $$t || exit 1; done
 
@@ -35,10 +35,13 @@ test-host: all ; tests/e2e/host.sh
 
 test-summary: all ; tests/e2e/summary.sh
 
+# -- CMD as a parent: what CMD inherits, -u USER, tr2-bpf ending first
+test-cmd: all ; tests/e2e/cmd.sh
+
 # --chrome and --folded in speedscope, in headless Chromium (skips without)
 test-viewers: all ; tests/e2e/viewers.sh
 
-TESTS += test-loader test-e2e test-reliability test-shapes test-summary test-viewers test-harm test-host
+TESTS += test-loader test-e2e test-reliability test-shapes test-summary test-cmd test-viewers test-harm test-host
 
 # README's commands as written: its first ones as root without sudo and as a
 # user with sudo (added, then removed); its install-and-build steps into

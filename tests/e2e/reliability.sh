@@ -215,7 +215,7 @@ $BPF --perf="$T/kc.p" -- $STRESS spin > "$T/kc.out" 2> "$T/kc.err" &
 tr=$!; started+=($tr)
 wait_for "$T/kc.out" running
 wait_for "$T/kc.p" region_leave
-cmd=$(pgrep -P $tr)
+cmd=$(pgrep -P $tr -x tr2_stress)
 kill -9 $cmd
 finish $tr; st=$?
 not_hung "SIGKILL, -- CMD" $st
@@ -439,7 +439,7 @@ $BPF --perf="$T/tc.p" -- $STRESS spin > "$T/tc.out" 2> "$T/tc.err" &
 tr=$!; started+=($tr)
 wait_for "$T/tc.out" running
 wait_for "$T/tc.p" region_leave
-cmd=$(pgrep -P $tr)
+cmd=$(pgrep -P $tr -x tr2_stress)
 kill -TERM $tr
 finish $tr; st=$?
 not_hung "SIGTERM, -- CMD" $st
@@ -460,7 +460,7 @@ set +m
 started+=($tr)
 wait_for "$T/ti.out" running
 wait_for "$T/ti.p" region_leave
-cmd=$(pgrep -P $tr)
+cmd=$(pgrep -P $tr -x tr2_stress)
 kill -INT -- -$tr
 finish $tr; st=$?
 not_hung "Ctrl-C, -- CMD" $st
