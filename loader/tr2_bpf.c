@@ -104,6 +104,10 @@ static const char usage[] =
 "      --summary-json[=DEST]  with --summary: the same numbers as JSON, one\n"
 "                         document (one line) per table; DEST omitted: standard\n"
 "                         output, instead of the text table\n"
+"      --summary-by=process|program  with --summary: a table per process (the\n"
+"                         default), or per program: the processes of one name\n"
+"                         (cmd_name, else argv[0], else comm) added up, headed\n"
+"                         \"program NAME: N processes\"\n"
 "      --summary-keys=N   room for N (process, category, label) keys (default\n"
 "                         8192); events of a key that finds no room are not\n"
 "                         aggregated and counted (\"not aggregated\")\n"
@@ -488,6 +492,13 @@ static void parse_summary_opt(struct summary_opts *o, int opt, const char *arg)
 		o->json_set = 1;
 		o->json_dest = arg;
 		break;
+	case 'Y':
+		o->by_set = 1;
+		if (!strcmp(arg, "process") || !strcmp(arg, "program"))
+			o->by_program = arg[3] == 'g';
+		else
+			tr2_fail("bad --summary-by '%s': want process or program", arg);
+		break;
 	case 'K':
 		o->keys_set = 1;
 		o->keys = parse_number(arg, 1, 1 << 20, "bad --summary-keys '%s': want a number from 1 to 1048576");
@@ -538,6 +549,7 @@ static struct tr2_summary *setup_summary(struct tr2_bpf *skel, struct summary_op
 			    !o->json_set || o->json_dest, o->json,
 			    (int64_t)(real->tv_sec - mono->tv_sec) * 1000000000 + (real->tv_nsec - mono->tv_nsec),
 			    tr2_mono_ns());
+	tr2_summary_set_per_program(s, o->by_program);
 	tr2_summary_set_interval(s, (uint64_t)(o->interval_s * 1e9));
 	return s;
 }
@@ -601,6 +613,7 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 		{ "hist", no_argument, NULL, 'H' },
 		{ "summary-json", optional_argument, NULL, 'J' },
 		{ "summary-keys", required_argument, NULL, 'K' },
+		{ "summary-by", required_argument, NULL, 'Y' },
 		{ "category", required_argument, NULL, 'c' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -656,6 +669,7 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 		case 'H':
 		case 'J':
 		case 'K':
+		case 'Y':
 		case 'c':
 			parse_summary_opt(&o->sum, opt, optarg);
 			break;
@@ -676,8 +690,8 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 	if ((o->npids != 0) + (o->cmd != NULL) != 1)
 		tr2_fail(o->npids ? "give -p PID or -- CMD, not both" :
 			 "nothing to trace: give -p PID or -- CMD (see --help)");
-	if ((o->sum.hist || o->sum.json_set || o->sum.keys_set) && !o->sum.on)
-		tr2_fail("--hist, --summary-json and --summary-keys need --summary");
+	if ((o->sum.hist || o->sum.json_set || o->sum.keys_set || o->sum.by_set) && !o->sum.on)
+		tr2_fail("--hist, --summary-json, --summary-keys and --summary-by need --summary");
 	if (o->probe_nop == 1 && kernel_optimizes_nop5())
 		tr2_fail("--probe-nop=5: this kernel turns a uprobe on a 5-byte nop into a call whose "
 			 "trampoline a forked child does not inherit (it would crash): use --probe-nop=1");
