@@ -75,4 +75,4 @@ ALL += $(TR2_LEAF)
 
 $(TEST_PROGS_DIR)/tr2_leaf-%: tests/progs/tr2_leaf.c $(BUILD)/libtr2.a usdt/trace2.h
 	@mkdir -p $(@D)
-	$(word 1,$(subst -, ,$*)) $(CPPFLAGS) -$(word 2,$(subst -, ,$*)) -g -Wall -o $@ $< $(BUILD)/libtr2.a
+	$(word 1,$(subst -, ,$*)) $(CPPFLAGS) -$(word 2,$(subst -, ,$*)) -g -Wall -o $@ $< $(BUILD)/libtr2.a $(SAN_FLAGS)
