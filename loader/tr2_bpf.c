@@ -250,6 +250,10 @@ static void let_go(struct tracer *tr, pid_t pid)
  * or killed, the eBPF side lets them go at once.
  */
 static uint64_t watchdog_let_go;   /* holds it ended */
+/* Written to stop the watchdog (a pipe), rather than pthread_cancel, whose
+ * unwinding leaves ASan's poisoning of the thread's frames behind (a false
+ * stack-buffer-overflow when the thread ends, under make test-asan). */
+static int watchdog_stop[2] = { -1, -1 };
 
 static void *watchdog(void *arg)
 {
@@ -257,10 +261,12 @@ static void *watchdog(void *arg)
 	int fd = bpf_map__fd(tr->skel->maps.held);
 
 	for (;;) {
+		struct pollfd stop = { .fd = watchdog_stop[0], .events = POLLIN };
 		__u32 key, next, *prev = NULL;
 		__u64 since, now;
 
-		usleep(100000);
+		if (poll(&stop, 1, 100) > 0)
+			break;
 		now = tr2_mono_ns();
 		while (!bpf_map_get_next_key(fd, prev, &next)) {
 			key = next;
@@ -788,7 +794,7 @@ int main(int argc, char **argv)
 	if (tr2_bpf__attach(tr.skel))
 		tr2_fail("failed to attach the fork and exec tracepoints: %s", strerror(errno));
 	tr.mode->start(&tr);
-	if (pthread_create(&watchdog_thread, NULL, watchdog, &tr))
+	if (pipe2(watchdog_stop, O_CLOEXEC) || pthread_create(&watchdog_thread, NULL, watchdog, &tr))
 		tr2_fail("failed to start the watchdog thread: %s", strerror(errno));
 	signal_cmd = tr.cmd_pid;
 
@@ -818,8 +824,11 @@ int main(int argc, char **argv)
 		if (tr.mode->done(&tr) && (tr2_ring_consume(rb), tr.mode->done(&tr)))
 			break;
 	}
-	pthread_cancel(watchdog_thread);
+	if (write(watchdog_stop[1], "", 1) != 1)
+		pthread_cancel(watchdog_thread);
 	pthread_join(watchdog_thread, NULL);
+	close(watchdog_stop[0]);
+	close(watchdog_stop[1]);
 	/* Detach first, so that no process can stop itself any more, then
 	 * drain: the last records may ask for a SIGCONT. */
 	probed = tr2_attach_objects(tr.attach) > 0;
