@@ -52,6 +52,7 @@ struct program {
  * then, whose entries go into its program at the next table. */
 struct gone {
 	uint32_t pid;
+	uint32_t order;         /* 0, 1, ...: the order they ended in */
 	char *name;
 };
 
@@ -71,6 +72,7 @@ struct tr2_summary {
 	int per_program;
 	struct gone *gone;      /* ended since the last table */
 	int ngone, cap_gone;
+	int gone_sorted;        /* gone is sorted by pid (find_gone) */
 	struct program *progs;
 	int nprogs, cap_progs;
 	struct row *folded;     /* one row per (program, kind, strings); prog points into progs */
@@ -235,7 +237,9 @@ static void proc_gone(struct tr2_summary *s, uint32_t pid)
 		abort();
 	s->gone = tr2_grow(s->gone, s->ngone, &s->cap_gone, sizeof(*s->gone));
 	s->gone[s->ngone].pid = pid;
+	s->gone[s->ngone].order = (uint32_t)s->ngone;
 	s->gone[s->ngone++].name = name;
+	s->gone_sorted = 0;
 	for (int i = 0; i < s->nnames; i++)
 		if (s->names[i].pid == pid) {
 			free(s->names[i].name);
@@ -244,13 +248,34 @@ static void proc_gone(struct tr2_summary *s, uint32_t pid)
 		}
 }
 
-/* The gone-list entry of pid, or NULL. */
+static int cmp_gone(const void *a, const void *b)
+{
+	const struct gone *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The gone-list entry of pid, or NULL (the gone list can be long: every
+ * process that ended since the last table). */
 static struct gone *find_gone(struct tr2_summary *s, uint32_t pid)
 {
-	for (int i = 0; i < s->ngone; i++)
-		if (s->gone[i].pid == pid)
-			return &s->gone[i];
-	return NULL;
+	struct gone key = { .pid = pid };
+	int lo = 0, hi = s->ngone;
+
+	if (!s->gone_sorted && s->ngone)
+		qsort(s->gone, s->ngone, sizeof(*s->gone), cmp_gone);
+	s->gone_sorted = 1;
+	while (lo < hi) {   /* the first entry of pid: bsearch may find any */
+		int mid = lo + (hi - lo) / 2;
+
+		if (cmp_gone(&s->gone[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ngone && s->gone[lo].pid == pid ? &s->gone[lo] : NULL;
 }
 
 void tr2_summary_record(struct tr2_summary *s, const struct tr2_decoded *d)
@@ -517,7 +542,7 @@ static void fold_gone(struct tr2_summary *s)
 		added[nadded].pid = e->k.pid;
 		added[nadded].exec_id = e->k.exec_id;
 		added[nadded].prog = program_of(s, g->name)->name;
-		added[nadded].seq = 1 + (uint64_t)(g - s->gone);
+		added[nadded].seq = 1 + (uint64_t)g->order;
 		added[nadded].kind = e->k.flags & 3;
 		added[nadded++].v = e->v;
 	}
