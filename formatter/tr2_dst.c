@@ -1,9 +1,11 @@
 /* tr2_dst.c: destinations (see tr2_dst.h; the rules follow git's
  * trace2/tr2_dst.c, except that one destination here serves every traced
- * process, so a directory destination keeps one file per sid). */
+ * process, so a directory destination keeps one file per sid and a socket
+ * destination one connection per sid). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,14 +25,17 @@
 
 enum dst_kind { DST_FD, DST_FILE, DST_DIR, DST_SOCKET };
 
-/* What a directory destination does with one process's lines. */
+/* What a directory or socket destination does with one process's lines. */
 enum proc_state {
 	PROC_FILE,      /* its own file, path */
 	PROC_SENTINEL,  /* the git-trace2-discard file it created, path */
 	PROC_DISCARD,   /* dropped: too many files */
 	PROC_FAILED,    /* dropped: its file could not be opened */
+	PROC_CONN,      /* socket: its own connection, fd */
+	PROC_DROPPED,   /* socket: dropped and counted: no connection, or it failed */
 };
 
+/* One process of a directory destination (its file) or a socket one (its connection). */
 struct proc_file {
 	char *sid;          /* the key */
 	char *path;         /* file written, for PROC_FILE and PROC_SENTINEL */
@@ -42,7 +47,7 @@ struct proc_file {
 struct tr2_dst {
 	enum dst_kind kind;
 	char *name;         /* for messages: the value, or "standard output" */
-	int fd;             /* DST_FD, DST_FILE, DST_SOCKET */
+	int fd;             /* DST_FD, DST_FILE */
 	bool own_fd;        /* close fd in tr2_dst_close */
 	bool use_send;      /* a socket: send(MSG_NOSIGNAL) */
 	bool reported;      /* a failure was written to stderr */
@@ -56,11 +61,19 @@ struct tr2_dst {
 	/* DST_DIR */
 	char *dir;          /* with a trailing '/' */
 	int max_files;
+	bool too_many_files;       /* see tr2_dst_take_too_many_files */
+
+	/* DST_DIR and DST_SOCKET: the processes, by sid */
 	struct proc_file **slots;  /* open addressing, linear probing, power of 2 */
-	size_t nslots, nprocs, nopen;
+	size_t nslots, nprocs, nopen;  /* nopen: files or connections open */
 	uint64_t tick;
 	struct proc_file *last;    /* the process of the previous line */
-	bool too_many_files;       /* see tr2_dst_take_too_many_files */
+
+	/* DST_SOCKET */
+	struct sockaddr_un sa;
+	int sock_type;             /* SOCK_STREAM or SOCK_DGRAM, as found by tr2_dst_open */
+	int spare;                 /* stream: the connection tr2_dst_open made, for the first process; -1 */
+	uint64_t dropped, dropped_procs, refused;  /* see tr2_dst_dropped */
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -98,26 +111,51 @@ static struct tr2_dst *new_dst(enum dst_kind kind, const char *name, int fd, boo
 	d->fd = fd;
 	d->own_fd = own_fd;
 	d->use_send = kind == DST_SOCKET || (fd >= 0 && !fstat(fd, &st) && S_ISSOCK(st.st_mode));
+	d->spare = -1;
 	return d;
 }
 
-/* Reports the destination's first failure on stderr; the rest are counted by the callers. */
-static void report(struct tr2_dst *d, const char *verb, const char *what, int errnum)
+/* Reports the destination's first failure on stderr, "tr2: cannot <verb>
+ * '<what>': <why>"; the rest are counted by the callers. */
+static void report_why(struct tr2_dst *d, const char *verb, const char *what, const char *why)
 {
 	if (d->reported)
 		return;
 	d->reported = true;
-	fprintf(stderr, "tr2: cannot %s '%s': %s\n", verb, what, strerror(errnum));
+	fprintf(stderr, "tr2: cannot %s '%s': %s\n", verb, what, why);
+}
+
+static void report(struct tr2_dst *d, const char *verb, const char *what, int errnum)
+{
+	report_why(d, verb, what, strerror(errnum));
 }
 
 /* ---- opening ---- */
+
+/* A socket of type connected to sa, close-on-exec; -1 and *err (errno) when
+ * either step fails. */
+static int dial(const struct sockaddr_un *sa, int type, int *err)
+{
+	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa))) {
+		*err = errno;
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
 
 static struct tr2_dst *open_socket(const char *value, char *err, size_t errlen)
 {
 	const char *path = value + strlen(PREFIX_AF_UNIX);
 	bool try_stream = true, try_dgram = true;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = -1, e = 0;
+	int fd, e = 0;
 
 	if (!strncmp(path, "stream:", 7)) {
 		path += 7;
@@ -137,21 +175,27 @@ static struct tr2_dst *open_socket(const char *value, char *err, size_t errlen)
 	}
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 
+	/* A connection now, so that a bad DEST fails at startup; later ones
+	 * are made per process (connect_proc). */
 	for (int i = 0; i < 2; i++) {
 		int type = i == 0 ? SOCK_STREAM : SOCK_DGRAM;
+		struct tr2_dst *d;
 
 		if (!(i == 0 ? try_stream : try_dgram))
 			continue;
-		fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
-		if (fd < 0) {
-			e = errno;
-			break;
+		fd = dial(&sa, type, &e);
+		if (fd >= 0) {
+			d = new_dst(DST_SOCKET, value, -1, false);
+			d->sa = sa;
+			d->sock_type = type;
+			/* a stream connection is the first process's; a datagram
+			 * socket's connect sent nothing and holds nothing */
+			if (type == SOCK_STREAM)
+				d->spare = fd;
+			else
+				close(fd);
+			return d;
 		}
-		if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-			return new_dst(DST_SOCKET, value, fd, true);
-		e = errno;
-		close(fd);
-		fd = -1;
 		/* git tries the other type only when this one is the wrong one */
 		if (e != EPROTOTYPE)
 			break;
@@ -233,7 +277,7 @@ bool tr2_dst_take_too_many_files(struct tr2_dst *d)
 	return r;
 }
 
-/* ---- directory destinations: one file per sid ---- */
+/* ---- directory and socket destinations: one file or connection per sid ---- */
 
 static uint64_t hash_str(const char *s)
 {
@@ -422,6 +466,59 @@ static void open_proc_file(struct tr2_dst *d, struct proc_file *pf)
 	pf->state = PROC_FAILED;
 }
 
+/* A process lost its connection, or never had one: its lines are dropped. */
+static void drop_proc(struct tr2_dst *d, struct proc_file *pf)
+{
+	close_proc_fd(d, pf);
+	pf->state = PROC_DROPPED;
+	d->dropped_procs++;
+}
+
+/* The spare connection, unless its peer has hung up since tr2_dst_open
+ * (the collector went away or was restarted); -1 when there is none. */
+static int take_spare(struct tr2_dst *d)
+{
+	struct pollfd p = { .fd = d->spare };
+	int fd = d->spare;
+
+	if (fd < 0)
+		return -1;
+	d->spare = -1;
+	if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A new process of a socket destination: its own connection, as each git
+ * process opens its own, or its lines dropped (refused, or no listener). */
+static void connect_proc(struct tr2_dst *d, struct proc_file *pf)
+{
+	int fd, e = 0;
+
+	if (d->nopen >= TR2_DST_MAX_CONNECTIONS) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "%d connections open, one per process", TR2_DST_MAX_CONNECTIONS);
+		report_why(d, "connect to socket", d->sa.sun_path, why);
+		d->refused++;
+		drop_proc(d, pf);
+		return;
+	}
+	fd = take_spare(d);
+	if (fd < 0)
+		fd = dial(&d->sa, d->sock_type, &e);
+	if (fd < 0) {
+		report(d, "connect to socket", d->sa.sun_path, e);
+		drop_proc(d, pf);
+		return;
+	}
+	pf->fd = fd;
+	pf->state = PROC_CONN;
+	d->nopen++;
+}
+
 static struct proc_file *lookup_proc(struct tr2_dst *d, const char *sid)
 {
 	struct proc_file *pf;
@@ -443,7 +540,10 @@ static struct proc_file *lookup_proc(struct tr2_dst *d, const char *sid)
 		pf->fd = -1;
 		d->slots[i] = pf;
 		d->nprocs++;
-		open_proc_file(d, pf);
+		if (d->kind == DST_DIR)
+			open_proc_file(d, pf);
+		else
+			connect_proc(d, pf);
 	}
 	d->last = pf;
 	return pf;
@@ -479,7 +579,7 @@ void tr2_dst_end_process(struct tr2_dst *d, const char *sid)
 {
 	size_t i;
 
-	if (!d || d->kind != DST_DIR || !d->nslots)
+	if (!d || (d->kind != DST_DIR && d->kind != DST_SOCKET) || !d->nslots)
 		return;
 	if (!sid || !*sid)
 		sid = "no-sid";
@@ -494,22 +594,69 @@ void tr2_dst_end_process(struct tr2_dst *d, const char *sid)
 
 /* ---- writing ---- */
 
-/* Writes all of line[0..len) to fd; reports a failure once. */
-static int write_all(struct tr2_dst *d, int fd, const char *what, const char *line, size_t len)
+/* Writes all of line[0..len) to fd, with send(MSG_NOSIGNAL) when use_send;
+ * returns 0 or an errno. */
+static int put_all(int fd, bool use_send, const char *line, size_t len)
 {
 	while (len) {
-		ssize_t n = d->use_send ? send(fd, line, len, MSG_NOSIGNAL) : write(fd, line, len);
+		ssize_t n = use_send ? send(fd, line, len, MSG_NOSIGNAL) : write(fd, line, len);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			report(d, "write to", what, errno);
-			d->failed = true;
-			return -1;
+			return errno;
 		}
 		line += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+/* Sends each line of line[0..len) as one datagram; returns 0 or an errno. */
+static int put_datagrams(int fd, const char *line, size_t len)
+{
+	while (len) {
+		const char *nl = memchr(line, '\n', len);
+		size_t n = nl ? (size_t)(nl - line) + 1 : len;
+
+		if (send(fd, line, n, MSG_NOSIGNAL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		line += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Writes all of line[0..len) to fd; reports a failure once. */
+static int write_all(struct tr2_dst *d, int fd, const char *what, const char *line, size_t len)
+{
+	int e = put_all(fd, d->use_send, line, len);
+
+	if (e) {
+		report(d, "write to", what, e);
+		d->failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* A line of process pf into its connection; when that fails, the process's
+ * lines are dropped from then on, and counted; never fails as a whole. */
+static int write_socket(struct tr2_dst *d, struct proc_file *pf, const char *line, size_t len)
+{
+	if (pf->state == PROC_CONN) {
+		int e = d->sock_type == SOCK_DGRAM ? put_datagrams(pf->fd, line, len) :
+			put_all(pf->fd, true, line, len);
+
+		if (!e)
+			return 0;
+		report(d, "write to", d->name, e);
+		drop_proc(d, pf);
+	}
+	d->dropped++;
 	return 0;
 }
 
@@ -556,6 +703,8 @@ int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t l
 		return tr2_dst_commit(d);
 	}
 
+	if (d->kind == DST_SOCKET)
+		return write_socket(d, lookup_proc(d, sid), line, len);
 	if (d->kind == DST_DIR) {
 		struct proc_file *pf = lookup_proc(d, sid);
 		bool failed;
@@ -576,6 +725,8 @@ void tr2_dst_close(struct tr2_dst *d)
 	tr2_buf_free(&d->out);
 	if (d->own_fd && d->fd >= 0)
 		close(d->fd);
+	if (d->spare >= 0)
+		close(d->spare);
 	for (size_t i = 0; i < d->nslots; i++)
 		if (d->slots[i])
 			free_proc(d, d->slots[i]);
@@ -587,5 +738,28 @@ void tr2_dst_close(struct tr2_dst *d)
 
 bool tr2_dst_per_process(const struct tr2_dst *d)
 {
-	return d && d->kind == DST_DIR;
+	return d && (d->kind == DST_DIR || d->kind == DST_SOCKET);
+}
+
+uint64_t tr2_dst_dropped(const struct tr2_dst *d, uint64_t *procs, uint64_t *refused)
+{
+	if (procs)
+		*procs = d ? d->dropped_procs : 0;
+	if (refused)
+		*refused = d ? d->refused : 0;
+	return d ? d->dropped : 0;
+}
+
+void tr2_dst_report_dropped(const struct tr2_dst *d)
+{
+	char refused[64] = "";
+
+	if (!d || !d->dropped)
+		return;
+	if (d->refused)
+		snprintf(refused, sizeof(refused), " (%llu refused: %d connections open)",
+			 (unsigned long long)d->refused, TR2_DST_MAX_CONNECTIONS);
+	fprintf(stderr, "tr2: '%s': %llu line%s of %llu process%s dropped%s\n", d->name,
+		(unsigned long long)d->dropped, d->dropped == 1 ? "" : "s",
+		(unsigned long long)d->dropped_procs, d->dropped_procs == 1 ? "" : "es", refused);
 }

@@ -7,15 +7,29 @@
  *   "/abs/dir/"   an existing directory: one file per traced process, named
  *                 after the last component of its sid (".1", ".2" on collision),
  *                 at most max_files files, else git's "git-trace2-discard" sentinel
- *   "af_unix:[stream:|dgram:]/abs/path"  a Unix-domain socket
+ *   "af_unix:[stream:|dgram:]/abs/path"  a Unix-domain socket: one connection
+ *                 per traced process, as each git process opens its own, at
+ *                 most TR2_DST_MAX_CONNECTIONS at once
  */
 #ifndef TR2_DST_H
 #define TR2_DST_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct tr2_dst;
+
+/*
+ * Socket destinations: connections open at once, at most (one per process
+ * whose last event has not come).  Half the usual soft RLIMIT_NOFILE (1024),
+ * so that tr2-bpf keeps descriptors for its BPF objects and files.  A
+ * process that finds this many open is refused whole: its lines are dropped
+ * and counted (tr2_dst_dropped), since a connection of the lines after some
+ * other process's end would carry no "version" or "start" and a collector
+ * (trace2receiver) drops such a connection.
+ */
+#define TR2_DST_MAX_CONNECTIONS 512
 
 /*
  * Opens a destination.  On error returns NULL and writes a one-line reason
@@ -33,10 +47,21 @@ struct tr2_dst;
  *                   O_EXCL, or ".1" .. ".9" after it when that name is taken
  *                   (git's 10 attempts).  See tr2_dst_set_max_files.
  *   "af_unix:/abs/path", "af_unix:stream:/abs/path", "af_unix:dgram:/abs/path"
- *                   a Unix-domain socket, connected here; without a type a
- *                   stream connection is tried first and, when the socket is
- *                   of the other type (EPROTOTYPE), a datagram one.  Each line
- *                   is one datagram on a dgram socket.
+ *                   a Unix-domain socket.  A connection is made here, so that
+ *                   a bad path, no listener or the wrong type is an error
+ *                   now; without a type a stream connection is tried first
+ *                   and, when the socket is of the other type (EPROTOTYPE), a
+ *                   datagram one.  Then, as each git process opens its own,
+ *                   every process (each distinct sid) gets its own connection
+ *                   at its first line, closed at its end
+ *                   (tr2_dst_end_process) or at tr2_dst_close: a Trace2
+ *                   collector such as trace2receiver takes a connection as
+ *                   one process.  A stream destination hands the connection
+ *                   made here to the first process (unless the peer has hung
+ *                   up since), so the listener sees no empty connection.  On
+ *                   a dgram socket each line is one datagram, from a socket
+ *                   per process, as git sends them.  See tr2_dst_write for
+ *                   failures, TR2_DST_MAX_CONNECTIONS for the bound.
  * Anything else -- "", "0", "1", "true", "false" (git's disabled/stderr
  * values, which mean nothing here), other digits, relative paths -- is an
  * error.  Opened descriptors are close-on-exec.
@@ -54,6 +79,11 @@ struct tr2_dst *tr2_dst_open(const char *value, char *err, size_t errlen);
  * raise SIGPIPE, as for any Unix filter: callers that mind ignore SIGPIPE.
  * A line of a process that a directory destination discards (see
  * tr2_dst_set_max_files) is dropped and counts as written (returns 0).
+ * A socket destination fails per process: when a process's connection cannot
+ * be made (no listener, TR2_DST_MAX_CONNECTIONS open) or fails (the peer went
+ * away), that process's lines are dropped and counted (tr2_dst_dropped) and
+ * 0 is returned; the first failure is reported as above; other processes'
+ * connections go on, and a process that comes later connects afresh.
  * sid may be NULL (directory destinations then use the name "no-sid").
  * Not thread-safe: one thread writes to a destination at a time.
  */
@@ -83,11 +113,15 @@ bool tr2_dst_take_too_many_files(struct tr2_dst *d);
 
 /*
  * Tells the destination that the process with session id sid has ended (its
- * atexit or signal event was written): a directory destination closes that
- * process's file and forgets it; other destinations do nothing.  A later
- * line with the same sid would start a new file (a ".1" name).  Directory
- * destinations also keep at most 128 files open, closing the least recently
- * written one and reopening it (O_APPEND) when its process writes again.
+ * atexit or signal event was written, or it is gone: see
+ * tr2_target_end_process): a directory destination closes that process's
+ * file, a socket destination its connection, and forgets it; other
+ * destinations do nothing.  A later line with the same sid would start a
+ * new file (a ".1" name) or connection.  Directory destinations also keep
+ * at most 128 files open, closing the least recently written one and
+ * reopening it (O_APPEND) when its process writes again; a connection
+ * cannot be reopened as the same process, so socket destinations keep every
+ * connection until the process ends (see TR2_DST_MAX_CONNECTIONS).
  */
 void tr2_dst_end_process(struct tr2_dst *d, const char *sid);
 
@@ -118,8 +152,25 @@ int tr2_dst_commit(struct tr2_dst *d);
  * failed (reported once). */
 int tr2_dst_flush(struct tr2_dst *d);
 
-/* True when d writes one file per process (a directory destination). */
+/* True when d writes one file or connection per process (a directory or a
+ * socket destination). */
 bool tr2_dst_per_process(const struct tr2_dst *d);
+
+/*
+ * Socket destinations: the lines dropped so far (see tr2_dst_write); into
+ * *procs (unless NULL) the number of processes that lost lines, into
+ * *refused (unless NULL) how many of them were refused a connection because
+ * TR2_DST_MAX_CONNECTIONS were open.  0 for other destinations, which fail
+ * as a whole instead (tr2_dst_write returns -1).
+ */
+uint64_t tr2_dst_dropped(const struct tr2_dst *d, uint64_t *procs, uint64_t *refused);
+
+/*
+ * When tr2_dst_dropped is not 0, says so in one line on stderr, e.g.
+ *   tr2: 'af_unix:/run/t.sock': 40 lines of 3 processes dropped (1 refused: 512 connections open)
+ * tr2_target_finish calls it at the end of a trace.
+ */
+void tr2_dst_report_dropped(const struct tr2_dst *d);
 
 /* Flushes, closes (descriptors it opened, never fd 1 or a "2".."9" one) and
  * frees; NULL is allowed. */

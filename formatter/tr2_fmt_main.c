@@ -58,7 +58,9 @@ static const char usage_text[] =
 "  One whole line per event, to standard output, or to DEST, a Trace2 target\n"
 "  value as for tr2-bpf: a file descriptor 2-9; an absolute path (appended to);\n"
 "  an existing directory (one file per process, named after the last part of\n"
-"  its sid); af_unix:[stream:|dgram:]/absolute/path.  The one format chosen is\n"
+"  its sid); af_unix:[stream:|dgram:]/absolute/path (one connection per\n"
+"  process, from its first line to its atexit, as git opens one: what a\n"
+"  Trace2 collector such as trace2receiver expects).  The one format chosen is\n"
 "  written; run tr2-fmt once per format wanted.\n"
 "  --max-files=N      a directory DEST holds at most N files, then git's\n"
 "                     git-trace2-discard sentinel (as trace2.maxFiles; default 0,\n"
@@ -333,6 +335,10 @@ int main(int argc, char **argv)
 	/* what a stateful format writes at the end (chrome's ']', folded's
 	 * stacks); a destination that failed already drops it */
 	if (tr2_target_finish(&t) || tr2_dst_flush(t.dst))
+		status |= EXIT_TROUBLE;
+	/* a socket DEST's processes whose connection failed (reported, then
+	 * counted by tr2_target_finish): the output is not whole */
+	if (tr2_dst_dropped(t.dst, NULL, NULL))
 		status |= EXIT_TROUBLE;
 	free(in.buf);
 	tr2_reader_free(rd);

@@ -39,7 +39,8 @@ int tr2_target_emit(struct tr2_target *t, const struct tr2_ev *ev)
 			t->buf.len = 0;
 		}
 	}
-	/* The last event of a process: a directory destination closes its file. */
+	/* The last event of a process: a directory destination closes its
+	 * file, a socket destination its connection. */
 	if (ev->kind == TR2_EV_ATEXIT || ev->kind == TR2_EV_SIGNAL)
 		tr2_dst_end_process(t->dst, ev->sid);
 	return rc;
@@ -68,12 +69,23 @@ void tr2_target_init(struct tr2_target *t, const struct tr2_tgt *tgt,
 	t->opts.state = tgt->state_new ? tgt->state_new() : NULL;
 }
 
+int tr2_target_end_process(struct tr2_target *t, const char *sid)
+{
+	int rc = 0;
+
+	if (t->tgt->end_process)
+		rc = t->tgt->end_process(t, sid);
+	tr2_dst_end_process(t->dst, sid);
+	return rc;
+}
+
 int tr2_target_finish(struct tr2_target *t)
 {
 	int rc = 0;
 
 	if (t->tgt && t->tgt->finish)
 		rc = t->tgt->finish(t);
+	tr2_dst_report_dropped(t->dst);
 	if (t->tgt && t->tgt->state_free)
 		t->tgt->state_free(t->opts.state);
 	t->opts.state = NULL;

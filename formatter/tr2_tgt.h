@@ -26,8 +26,9 @@ enum tr2_format { TR2_FMT_NORMAL, TR2_FMT_PERF, TR2_FMT_EVENT, TR2_FMT_CHROME, T
 struct tr2_tgt_opts {
 	int brief;          /* the BRIEF variant (GIT_TRACE2_BRIEF / GIT_TRACE2_PERF_BRIEF / GIT_TRACE2_EVENT_BRIEF) */
 	int event_nesting;  /* EVENT only: region nesting limit, git's GIT_TRACE2_EVENT_NESTING (default 2) */
-	bool per_process;   /* set by tr2_target_init: the destination is a directory, one file
-			       per process (sid); chrome then writes one JSON array per file */
+	bool per_process;   /* set by tr2_target_init: the destination is a directory or a socket,
+			       one file or connection per process (sid); chrome then writes one
+			       JSON array per process */
 	void *state;        /* set by tr2_target_init: the state of a target with state_new, else NULL */
 };
 
@@ -55,6 +56,13 @@ struct tr2_tgt {
 	 * the destination failed. */
 	int (*finish)(struct tr2_target *t);
 	void (*state_free)(void *state);
+	/* The process of session id sid has ended without its atexit or signal
+	 * event (tr2_target_end_process): writes what is still due for it to
+	 * t->dst, as finish would at the end of the trace, so that it goes
+	 * into that process's file or connection before it is closed; and not
+	 * again at finish.  Returns 0, or -1 when the destination failed.
+	 * NULL: nothing is due (the formats without state, folded). */
+	int (*end_process)(struct tr2_target *t, const char *sid);
 };
 
 extern const struct tr2_tgt tr2_tgt_normal;
@@ -97,10 +105,24 @@ void tr2_target_init(struct tr2_target *t, const struct tr2_tgt *tgt,
 		     const struct tr2_tgt_opts *opts, struct tr2_dst *dst);
 
 /*
+ * The process with session id sid has ended without an atexit or signal
+ * event, which tr2_target_emit takes as its end: it was killed (SIGKILL
+ * leaves no signal event), or exec replaced its image (a new sid follows).
+ * A stateful format writes what is still due for it (tgt->end_process), then
+ * the destination ends the process's stream (tr2_dst_end_process: a
+ * directory's file, a socket's connection, as the kernel closes a dead git's
+ * socket).  A sid that has ended already, or was never seen, changes
+ * nothing.  Returns 0, or -1 when the destination failed.
+ */
+int tr2_target_end_process(struct tr2_target *t, const char *sid);
+
+/*
  * Ends the trace for t: a stateful format writes what is still due (chrome:
  * the ends of slices left open and the closing ']'; folded: every stack),
  * then the state and t->buf are freed; t->dst stays open (the caller
- * flushes and closes it).  Returns 0, or -1 when the destination failed.
+ * flushes and closes it).  A socket destination that dropped lines says
+ * how many on stderr (tr2_dst_report_dropped).  Returns 0, or -1 when the
+ * destination failed.
  */
 int tr2_target_finish(struct tr2_target *t);
 

@@ -601,6 +601,29 @@ static int chrome_finish(struct tr2_target *t)
 	return rc;
 }
 
+/* A process ended without atexit or signal (killed, or exec'd): on a
+ * per-process destination its document ends now, as chrome_finish would
+ * end it, before its file or connection is closed. */
+static int chrome_end_process(struct tr2_target *t, const char *sid)
+{
+	struct chrome *st = t->opts.state;
+	struct ctx c = { .st = st, .p = tr2_view_find(st->view, sid) };
+	struct tr2_buf *b = &t->buf;
+	int rc;
+
+	if (!t->opts.per_process || !c.p || !c.p->started)
+		return 0;
+	c.started = &c.p->started;
+	b->len = 0;
+	close_proc(b, &c, c.p->last_ns);
+	tr2_view_end(c.p);
+	tr2_buf_addlit(b, "]\n");
+	c.p->started = false;
+	rc = tr2_dst_write(t->dst, c.p->sid, b->p, b->len);
+	b->len = 0;
+	return rc;
+}
+
 const struct tr2_tgt tr2_tgt_chrome = {
 	.name = "chrome",
 	.fn = {
@@ -637,4 +660,5 @@ const struct tr2_tgt tr2_tgt_chrome = {
 	.state_new = chrome_new,
 	.finish = chrome_finish,
 	.state_free = chrome_free,
+	.end_process = chrome_end_process,
 };

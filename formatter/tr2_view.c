@@ -110,6 +110,11 @@ static uint32_t sid_pid(const char *sid)
 	return n == 8 && !*p && pid < TR2_VIEW_ID_BASE ? pid : 0;
 }
 
+struct tr2_view_proc *tr2_view_find(const struct tr2_view *v, const char *sid)
+{
+	return v->nslots ? v->slots[find_slot(v->slots, v->nslots, sid ? sid : "")] : NULL;
+}
+
 struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, int64_t now_ns, bool *is_new)
 {
 	struct tr2_view_proc *p, *same;

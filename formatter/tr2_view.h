@@ -114,6 +114,9 @@ void tr2_view_free(struct tr2_view *v);
  * true); its last_ns becomes now_ns. */
 struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, int64_t now_ns, bool *is_new);
 
+/* The process of sid (NULL counts as ""), or NULL when the view has none. */
+struct tr2_view_proc *tr2_view_find(const struct tr2_view *v, const char *sid);
+
 /* The thread of p named name (NULL counts as "main"), made on first sight. */
 struct tr2_view_thread *tr2_view_thread(struct tr2_view *v, struct tr2_view_proc *p, const char *name,
 					int64_t now_ns, bool *is_new);

@@ -126,6 +126,11 @@ static const char usage[] =
 "      --summary-json[=DEST]  with --summary: the same numbers as JSON, one\n"
 "                         document (one line) per table; DEST omitted: standard\n"
 "                         output, instead of the text table\n"
+"      --summary-by=process|program  with --summary: a table per process, or\n"
+"                         per program: the processes of one name (cmd_name,\n"
+"                         else argv[0], else comm) added up, headed \"program\n"
+"                         NAME: N processes\"; default: program with -a, else\n"
+"                         process\n"
 "      --summary-keys=N   room for N (process, category, label) keys (default\n"
 "                         8192); events of a key that finds no room are not\n"
 "                         aggregated and counted (\"not aggregated\")\n"
@@ -135,7 +140,9 @@ static const char usage[] =
 "\n"
 "DEST, a Trace2 target value: omitted, standard output; a file descriptor 2-9;\n"
 "an absolute path (appended to); an existing directory (one file per traced\n"
-"process, named after the last part of its sid); af_unix:[stream:|dgram:]/path.\n"
+"process, named after the last part of its sid); af_unix:[stream:|dgram:]/path\n"
+"(one connection per traced process, from its first event to its last, as\n"
+"each git process opens its own: what trace2receiver expects).\n"
 "      --max-files=N      a directory DEST holds at most N files; then git's\n"
 "                         git-trace2-discard sentinel (as trace2.maxFiles;\n"
 "                         default 0, no limit)\n"
@@ -275,6 +282,10 @@ static void let_go(struct tracer *tr, pid_t pid)
  * or killed, the eBPF side lets them go at once.
  */
 static uint64_t watchdog_let_go;   /* holds it ended */
+/* Written to stop the watchdog (a pipe), rather than pthread_cancel, whose
+ * unwinding leaves ASan's poisoning of the thread's frames behind (a false
+ * stack-buffer-overflow when the thread ends, under make test-asan). */
+static int watchdog_stop[2] = { -1, -1 };
 
 static void *watchdog(void *arg)
 {
@@ -282,10 +293,12 @@ static void *watchdog(void *arg)
 	int fd = bpf_map__fd(tr->skel->maps.held);
 
 	for (;;) {
+		struct pollfd stop = { .fd = watchdog_stop[0], .events = POLLIN };
 		__u32 key, next, *prev = NULL;
 		__u64 since, now;
 
-		usleep(100000);
+		if (poll(&stop, 1, 100) > 0)
+			break;
 		now = tr2_mono_ns();
 		while (!bpf_map_get_next_key(fd, prev, &next)) {
 			key = next;
@@ -517,6 +530,13 @@ static void parse_summary_opt(struct summary_opts *o, int opt, const char *arg)
 		o->json_set = 1;
 		o->json_dest = arg;
 		break;
+	case 'Y':
+		o->by_set = 1;
+		if (!strcmp(arg, "process") || !strcmp(arg, "program"))
+			o->by_program = arg[3] == 'g';
+		else
+			tr2_fail("bad --summary-by '%s': want process or program", arg);
+		break;
 	case 'K':
 		o->keys_set = 1;
 		o->keys = parse_number(arg, 1, 1 << 20, "bad --summary-keys '%s': want a number from 1 to 1048576");
@@ -567,6 +587,7 @@ static struct tr2_summary *setup_summary(struct tr2_bpf *skel, struct summary_op
 			    !o->json_set || o->json_dest, o->json,
 			    (int64_t)(real->tv_sec - mono->tv_sec) * 1000000000 + (real->tv_nsec - mono->tv_nsec),
 			    tr2_mono_ns());
+	tr2_summary_set_per_program(s, o->by_program);
 	tr2_summary_set_interval(s, (uint64_t)(o->interval_s * 1e9));
 	return s;
 }
@@ -693,6 +714,7 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 		{ "hist", no_argument, NULL, 'H' },
 		{ "summary-json", optional_argument, NULL, 'J' },
 		{ "summary-keys", required_argument, NULL, 'K' },
+		{ "summary-by", required_argument, NULL, 'Y' },
 		{ "category", required_argument, NULL, 'c' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "all", no_argument, NULL, 'a' },
@@ -777,6 +799,7 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 		case 'H':
 		case 'J':
 		case 'K':
+		case 'Y':
 		case 'c':
 			parse_summary_opt(&o->sum, opt, optarg);
 			break;
@@ -800,13 +823,16 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 		tr2_fail("give one of -p PID, -- CMD and -a");
 	if ((o->npids != 0) + (o->cmd != NULL) + o->all == 0)
 		tr2_fail("nothing to trace: give -p PID, -- CMD or -a (see --help)");
-	if ((o->sum.hist || o->sum.json_set || o->sum.keys_set) && !o->sum.on)
-		tr2_fail("--hist, --summary-json and --summary-keys need --summary");
+	if ((o->sum.hist || o->sum.json_set || o->sum.keys_set || o->sum.by_set) && !o->sum.on)
+		tr2_fail("--hist, --summary-json, --summary-keys and --summary-by need --summary");
 	if (o->probe_nop == 1 && kernel_optimizes_nop5())
 		tr2_fail("--probe-nop=5: this kernel turns a uprobe on a 5-byte nop into a call whose "
 			 "trampoline a forked child does not inherit (it would crash): use --probe-nop=1");
 	if (o->probe_nop < 0)
 		o->probe_nop = 0;
+	/* a host's processes come and go by the thousand: one table per program */
+	if (!o->sum.by_set)
+		o->sum.by_program = o->all;
 	if (!o->nformats && !o->sum.on) {
 		o->formats[0].fmt = TR2_FMT_PERF;
 		o->formats[0].dest = NULL;
@@ -915,7 +941,7 @@ int main(int argc, char **argv)
 		tr2_fail("failed to attach the fork and exec tracepoints: %s", strerror(errno));
 	tr.mode->start(&tr);
 	started_ns = tr2_mono_ns();
-	if (pthread_create(&watchdog_thread, NULL, watchdog, &tr))
+	if (pipe2(watchdog_stop, O_CLOEXEC) || pthread_create(&watchdog_thread, NULL, watchdog, &tr))
 		tr2_fail("failed to start the watchdog thread: %s", strerror(errno));
 
 	if (verbose && tr.ld_so && tr2_attach_dl_sites(tr.attach))
@@ -946,8 +972,11 @@ int main(int argc, char **argv)
 		if (tr.mode->done(&tr) && (tr2_ring_consume(rb), tr.mode->done(&tr)))
 			break;
 	}
-	pthread_cancel(watchdog_thread);
+	if (write(watchdog_stop[1], "", 1) != 1)
+		pthread_cancel(watchdog_thread);
 	pthread_join(watchdog_thread, NULL);
+	close(watchdog_stop[0]);
+	close(watchdog_stop[1]);
 	/* Detach first, so that no process can stop itself any more, then
 	 * drain: the last records may ask for a SIGCONT. */
 	probed = tr2_attach_objects(tr.attach) > 0;

@@ -336,6 +336,19 @@ static void emit(struct tr2_session *s, const struct tr2_ev *ev)
 	s->events++;
 }
 
+/* The stream of sid has ended without atexit or signal: the process is
+ * gone (killed), or exec replaced its image.  Each target ends it now
+ * (tr2_target_end_process: a socket's connection closes, as the kernel
+ * closes a dead git's), not at the end of the trace. */
+static void end_stream(struct tr2_session *s, const char *sid)
+{
+	for (int i = 0; i < s->ntargets; i++)
+		if (!s->dead[i] && tr2_target_end_process(s->targets[i], sid)) {
+			s->dead[i] = 1;
+			s->live_targets--;
+		}
+}
+
 void tr2_session_flush(struct tr2_session *s)
 {
 	for (int i = 0; i < s->ntargets; i++)
@@ -590,6 +603,7 @@ static void on_execve(struct tr2_session *s, const struct tr2_decoded *d)
 	struct thread *t = find_thread(s, d->hdr.pid);
 
 	if (p->sid) {
+		end_stream(s, p->sid);
 		free(p->exec_parent_sid);
 		p->exec_parent_sid = p->sid;
 		p->sid = NULL;
@@ -708,6 +722,8 @@ static void release_proc(struct tr2_session *s, struct proc *p)
  * children still need (its sid and cmd_name hierarchy). */
 static void proc_gone(struct tr2_session *s, struct proc *p)
 {
+	if (p->sid)
+		end_stream(s, p->sid);
 	for (int i = 0; i < NBUCKETS; i++)
 		for (struct thread *t = s->threads[i], *next; t; t = next) {
 			next = t->hnext;

@@ -34,7 +34,10 @@ struct tr2_session;
 struct tr2_session *tr2_session_new(struct tr2_target **targets, int ntargets,
 				    int64_t mono_to_real_ns, const char *host_hash);
 
-/* Processes one decoded record (tracer records included). */
+/* Processes one decoded record (tracer records included).  A process that
+ * is gone (TR2_REC_PROC_GONE) or whose image exec replaced (TR2_REC_EXECVE)
+ * without its atexit or signal event has its stream ended in every target
+ * then (tr2_target_end_process: its file or connection closes). */
 void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d);
 
 /*

@@ -30,13 +30,30 @@ struct proc_name {
 	char *name;
 };
 
-/* A row of a table: the entries of one process with the same strings. */
+/* A row of a table: the entries of one process (per process) or of one
+ * program's processes (per program) with the same strings. */
 struct row {
 	uint32_t pid;
 	uint64_t exec_id;
+	const char *prog;       /* per program: the program's name; NULL per process */
+	uint64_t seq;           /* per program, which of two rows merges first: see cmp_strings */
+	uint64_t nprocs;        /* per program: the processes its table adds up */
 	uint32_t kind;
-	const char *cat, *label;
-	struct tr2_agg_val v;
+	struct tr2_agg_val v;   /* its strings name the row: v.cat, v.label */
+};
+
+/* Per program: a program whose ended processes were added up. */
+struct program {
+	char *name;
+	uint64_t procs;         /* how many: processes with values, told apart by (pid, exec_id) */
+};
+
+/* Per program: a process that has ended (TR2_REC_PROC_GONE), with its name
+ * then, whose entries go into its program at the next table. */
+struct gone {
+	uint32_t pid;
+	uint32_t order;         /* 0, 1, ...: the order they ended in */
+	char *name;
 };
 
 struct tr2_summary {
@@ -49,6 +66,17 @@ struct tr2_summary {
 	struct proc_name *names;
 	int nnames, cap_names;
 	uint64_t lost[TR2_AGG_LOST__COUNT];
+
+	/* tr2_summary_set_per_program: the tables add up each program's
+	 * processes; those that have ended leave tab for `folded`. */
+	int per_program;
+	struct gone *gone;      /* ended since the last table */
+	int ngone, cap_gone;
+	int gone_sorted;        /* gone is sorted by pid (find_gone) */
+	struct program *progs;
+	int nprogs, cap_progs;
+	struct row *folded;     /* one row per (program, kind, strings); prog points into progs */
+	int nfolded, cap_folded;
 };
 
 int64_t tr2_hist_percentile(const __u64 *hist, uint64_t count, int64_t min, int64_t max, double pct)
@@ -192,6 +220,64 @@ void tr2_summary_set_name(struct tr2_summary *s, uint32_t pid, const char *name)
 	set_name(s, pid, name, NAME_CMD);
 }
 
+void tr2_summary_set_per_program(struct tr2_summary *s, int on)
+{
+	s->per_program = on;
+}
+
+static const char *name_of(struct tr2_summary *s, uint32_t pid);
+
+/* Per program: process pid has ended; its name goes with it into the gone
+ * list (a later process with its pid starts unnamed). */
+static void proc_gone(struct tr2_summary *s, uint32_t pid)
+{
+	char *name = strdup(name_of(s, pid));
+
+	if (!name)
+		abort();
+	s->gone = tr2_grow(s->gone, s->ngone, &s->cap_gone, sizeof(*s->gone));
+	s->gone[s->ngone].pid = pid;
+	s->gone[s->ngone].order = (uint32_t)s->ngone;
+	s->gone[s->ngone++].name = name;
+	s->gone_sorted = 0;
+	for (int i = 0; i < s->nnames; i++)
+		if (s->names[i].pid == pid) {
+			free(s->names[i].name);
+			s->names[i] = s->names[--s->nnames];
+			break;
+		}
+}
+
+static int cmp_gone(const void *a, const void *b)
+{
+	const struct gone *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The gone-list entry of pid, or NULL (the gone list can be long: every
+ * process that ended since the last table). */
+static struct gone *find_gone(struct tr2_summary *s, uint32_t pid)
+{
+	struct gone key = { .pid = pid };
+	int lo = 0, hi = s->ngone;
+
+	if (!s->gone_sorted && s->ngone)
+		qsort(s->gone, s->ngone, sizeof(*s->gone), cmp_gone);
+	s->gone_sorted = 1;
+	while (lo < hi) {   /* the first entry of pid: bsearch may find any */
+		int mid = lo + (hi - lo) / 2;
+
+		if (cmp_gone(&s->gone[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ngone && s->gone[lo].pid == pid ? &s->gone[lo] : NULL;
+}
+
 void tr2_summary_record(struct tr2_summary *s, const struct tr2_decoded *d)
 {
 	switch (d->hdr.kind) {
@@ -209,6 +295,10 @@ void tr2_summary_record(struct tr2_summary *s, const struct tr2_decoded *d)
 		break;
 	case TR2_REC_EXECVE:   /* a new program: its names are yet to come */
 		set_name(s, d->hdr.pid, NULL, NAME_CMD);
+		break;
+	case TR2_REC_PROC_GONE:
+		if (s->per_program)
+			proc_gone(s, d->hdr.pid);
 		break;
 	}
 }
@@ -276,8 +366,11 @@ static void read_maps(struct tr2_summary *s)
 		key = next;
 		prev = &key;
 		/* Whether the process is gone is decided before its value is
-		 * read: then that value is its last, and the entry can go. */
-		gone = key.pid == gone_pid || (key.pid != live_pid && pid_gone(key.pid));
+		 * read: then that value is its last, and the entry can go.  Per
+		 * program, one that has ended (not reaped yet) is gone too: its
+		 * entries are added into its program, so must not be read again. */
+		gone = key.pid == gone_pid ||
+		       (key.pid != live_pid && (find_gone(s, key.pid) || pid_gone(key.pid)));
 		if (gone)
 			gone_pid = key.pid;
 		else
@@ -326,32 +419,233 @@ static int cmp_entry(const void *a, const void *b)
 	return c ? c : strcmp(x->v.label, y->v.label);
 }
 
-/* Regions by total time, largest first, then by name; data by name. */
+/* Per process (pid, exec_id) or per program (by name); then regions by
+ * total time, largest first, then by name; data by name. */
 static int cmp_row(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
 	int c;
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->exec_id != y->exec_id)
-		return x->exec_id < y->exec_id ? -1 : 1;
+	if (x->prog && y->prog) {
+		if ((c = strcmp(x->prog, y->prog)))
+			return c;
+	} else {
+		if (x->pid != y->pid)
+			return x->pid < y->pid ? -1 : 1;
+		if (x->exec_id != y->exec_id)
+			return x->exec_id < y->exec_id ? -1 : 1;
+	}
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
 	if (x->kind == TR2_AGGK_REGION && x->v.sum != y->v.sum)
 		return x->v.sum > y->v.sum ? -1 : 1;
-	c = strcmp(x->cat, y->cat);
-	return c ? c : strcmp(x->label, y->label);
+	c = strcmp(x->v.cat, y->v.cat);
+	return c ? c : strcmp(x->v.label, y->v.label);
 }
 
-/* The rows: entries merged by (process, program, kind, strings), sorted. */
+/* Per program: the order of rows by (program, kind, category, label), then
+ * seq: ended processes first (seq 0 once added up; before that, the order
+ * they ended in from 1), then the live ones (seq UINT64_MAX) by pid and
+ * exec_id, so that merging in this order leaves a data row's `last` to
+ * the last of them. */
+static int cmp_strings(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	int c = strcmp(x->prog, y->prog);
+
+	if (c)
+		return c;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if ((c = strcmp(x->v.cat, y->v.cat)) || (c = strcmp(x->v.label, y->v.label)))
+		return c;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->exec_id < y->exec_id ? -1 : x->exec_id > y->exec_id;
+}
+
+/* Sorts r[0..n) by cmp_strings and merges the rows of equal strings into
+ * the first of them; returns the rows left. */
+static int merge_rows(struct row *r, int n)
+{
+	int nr = 0;
+
+	if (n)
+		qsort(r, n, sizeof(*r), cmp_strings);
+	for (int i = 0; i < n; i++) {
+		if (nr && !strcmp(r[nr - 1].prog, r[i].prog) && r[nr - 1].kind == r[i].kind &&
+		    !strcmp(r[nr - 1].v.cat, r[i].v.cat) && !strcmp(r[nr - 1].v.label, r[i].v.label)) {
+			tr2_agg_merge(&r[nr - 1].v, &r[i].v);
+			continue;
+		}
+		r[nr++] = r[i];
+	}
+	return nr;
+}
+
+/* The program named name (made on first sight). */
+static struct program *program_of(struct tr2_summary *s, const char *name)
+{
+	for (int i = 0; i < s->nprogs; i++)
+		if (!strcmp(s->progs[i].name, name))
+			return &s->progs[i];
+	s->progs = tr2_grow(s->progs, s->nprogs, &s->cap_progs, sizeof(*s->progs));
+	s->progs[s->nprogs].name = strdup(name);
+	if (!s->progs[s->nprogs].name)
+		abort();
+	s->progs[s->nprogs].procs = 0;
+	return &s->progs[s->nprogs++];
+}
+
+static int cmp_pid_exec(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->exec_id < y->exec_id ? -1 : x->exec_id > y->exec_id;
+}
+
+/*
+ * Per program: the entries of the processes that have ended (the gone
+ * list) leave tab and are added into their programs' rows (folded), so
+ * that what is kept is bounded by the processes alive and the programs
+ * seen, not by every process that has come and gone; each (pid, exec_id)
+ * among them counts as one process of its program.
+ */
+static void fold_gone(struct tr2_summary *s)
+{
+	struct entry *kept;
+	struct row *added;
+	int nadded = 0, nkept = 0;
+
+	if (!s->ngone)
+		return;
+	kept = malloc((s->n + 1) * sizeof(*kept));
+	added = malloc((s->n + 1) * sizeof(*added));
+	if (!kept || !added)
+		abort();
+	for (size_t i = 0; i < s->cap; i++) {
+		struct entry *e = &s->tab[i];
+		struct gone *g;
+
+		if (!e->used)
+			continue;
+		g = find_gone(s, e->k.pid);
+		if (!g) {
+			kept[nkept++] = *e;
+			continue;
+		}
+		memset(&added[nadded], 0, sizeof(added[nadded]));
+		added[nadded].pid = e->k.pid;
+		added[nadded].exec_id = e->k.exec_id;
+		added[nadded].prog = program_of(s, g->name)->name;
+		added[nadded].seq = 1 + (uint64_t)g->order;
+		added[nadded].kind = e->k.flags & 3;
+		added[nadded++].v = e->v;
+	}
+	/* the processes: one per (pid, exec_id) */
+	if (nadded)
+		qsort(added, nadded, sizeof(*added), cmp_pid_exec);
+	for (int i = 0; i < nadded; i++)
+		if (!i || cmp_pid_exec(&added[i - 1], &added[i]))
+			program_of(s, added[i].prog)->procs++;
+	/* tab without them */
+	memset(s->tab, 0, s->cap * sizeof(*s->tab));
+	s->n = 0;
+	for (int i = 0; i < nkept; i++)
+		tr2_summary_put(s, &kept[i].k, &kept[i].v);
+	/* folded with them, one row per strings again */
+	for (int i = 0; i < nadded; i++) {
+		s->folded = tr2_grow(s->folded, s->nfolded, &s->cap_folded, sizeof(*s->folded));
+		s->folded[s->nfolded++] = added[i];
+	}
+	s->nfolded = merge_rows(s->folded, s->nfolded);
+	for (int i = 0; i < s->nfolded; i++)
+		s->folded[i].seq = 0;
+	for (int i = 0; i < s->ngone; i++)
+		free(s->gone[i].name);
+	s->ngone = 0;
+	free(kept);
+	free(added);
+}
+
+static int cmp_prog_pid(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	int c = strcmp(x->prog, y->prog);
+
+	return c ? c : cmp_pid_exec(a, b);
+}
+
+/* Per program: the rows, the ended processes' and the live ones' merged by
+ * (program, kind, strings), sorted as cmp_row sorts them; each program's
+ * rows carry how many processes they add up (nprocs). */
+static struct row *program_rows(struct tr2_summary *s, int *nrows)
+{
+	struct row *rows, *live;
+	int nr = 0, nlive = 0;
+
+	fold_gone(s);
+	rows = malloc((s->n + s->nfolded + 1) * sizeof(*rows));
+	live = malloc((s->n + 1) * sizeof(*live));
+	if (!rows || !live)
+		abort();
+	for (int i = 0; i < s->nfolded; i++)
+		rows[nr++] = s->folded[i];
+	for (size_t i = 0; i < s->cap; i++) {
+		const struct entry *e = &s->tab[i];
+
+		if (!e->used)
+			continue;
+		memset(&rows[nr], 0, sizeof(rows[nr]));
+		rows[nr].pid = e->k.pid;
+		rows[nr].exec_id = e->k.exec_id;
+		rows[nr].prog = name_of(s, e->k.pid);
+		rows[nr].seq = UINT64_MAX;
+		rows[nr].kind = e->k.flags & 3;
+		rows[nr].v = e->v;
+		live[nlive++] = rows[nr++];
+	}
+	nr = merge_rows(rows, nr);
+	/* live processes: one per (program, pid, exec_id) */
+	if (nlive)
+		qsort(live, nlive, sizeof(*live), cmp_prog_pid);
+	for (int i = 0; i < nr; i++) {
+		if (i && !strcmp(rows[i - 1].prog, rows[i].prog)) {
+			rows[i].nprocs = rows[i - 1].nprocs;
+			continue;
+		}
+		rows[i].nprocs = 0;
+		for (int j = 0; j < s->nprogs; j++)
+			if (!strcmp(s->progs[j].name, rows[i].prog))
+				rows[i].nprocs = s->progs[j].procs;
+		for (int j = 0; j < nlive; j++)
+			if (!strcmp(live[j].prog, rows[i].prog) && !(j && !cmp_prog_pid(&live[j - 1], &live[j])))
+				rows[i].nprocs++;
+	}
+	free(live);
+	if (nr)
+		qsort(rows, nr, sizeof(*rows), cmp_row);
+	*nrows = nr;
+	return rows;
+}
+
+/* The rows: entries merged by (process, program, kind, strings), sorted;
+ * per program, program_rows'. */
 static struct row *make_rows(struct tr2_summary *s, int *nrows)
 {
-	struct entry **e = malloc((s->n + 1) * sizeof(*e));
-	struct row *rows = malloc((s->n + 1) * sizeof(*rows));
+	struct entry **e;
+	struct row *rows;
 	size_t n = 0;
 	int nr = 0;
 
+	if (s->per_program)
+		return program_rows(s, nrows);
+	e = malloc((s->n + 1) * sizeof(*e));
+	rows = malloc((s->n + 1) * sizeof(*rows));
 	if (!e || !rows)
 		abort();
 	for (size_t i = 0; i < s->cap; i++)
@@ -363,11 +657,10 @@ static struct row *make_rows(struct tr2_summary *s, int *nrows)
 			tr2_agg_merge(&rows[nr - 1].v, &e[i]->v);
 			continue;
 		}
+		memset(&rows[nr], 0, sizeof(rows[nr]));
 		rows[nr].pid = e[i]->k.pid;
 		rows[nr].exec_id = e[i]->k.exec_id;
 		rows[nr].kind = e[i]->k.flags & 3;
-		rows[nr].cat = e[i]->v.cat;
-		rows[nr].label = e[i]->v.label;
 		rows[nr].v = e[i]->v;
 		nr++;
 	}
@@ -404,9 +697,9 @@ static void json_names(struct tr2_buf *js, int comma, const struct row *r, const
 	if (comma)
 		tr2_buf_putc(js, ',');
 	tr2_buf_addlit(js, "{\"category\":");
-	tr2_json_add_string(js, r->cat);
+	tr2_json_add_string(js, r->v.cat);
 	add_fmt(js, ",\"%s\":", what);
-	tr2_json_add_string(js, r->label);
+	tr2_json_add_string(js, r->v.label);
 }
 
 static void format_process(struct tr2_summary *s, struct tr2_buf *b, struct tr2_buf *js,
@@ -415,7 +708,7 @@ static void format_process(struct tr2_summary *s, struct tr2_buf *b, struct tr2_
 	int catw = 8, nreg = 0, ndata = 0, first;
 
 	for (int i = 0; i < n; i++) {
-		int w = strlen(r[i].cat);
+		int w = strlen(r[i].v.cat);
 
 		if (w > catw)
 			catw = w;
@@ -424,8 +717,12 @@ static void format_process(struct tr2_summary *s, struct tr2_buf *b, struct tr2_
 		else
 			ndata++;
 	}
-	if (b) {
+	if (b && r[0].prog)
+		add_fmt(b, "\nprogram %s: %llu process%s\n", r[0].prog, (unsigned long long)r[0].nprocs,
+			r[0].nprocs == 1 ? "" : "es");
+	else if (b)
 		add_fmt(b, "\npid %u %s\n", r[0].pid, name_of(s, r[0].pid));
+	if (b) {
 		if (nreg)
 			add_fmt(b, "%9s %10s %10s %10s %10s %10s %10s %5s %6s  %-*s %s\n", "count", "total",
 				"mean", "min", "max", "p50", "p99", "open", "before", catw, "category", "label");
@@ -449,7 +746,7 @@ static void format_process(struct tr2_summary *s, struct tr2_buf *b, struct tr2_
 				add_fmt(b, "%10s %10s %10s %10s %10s %10s", "-", "-", "-", "-", "-", "-");
 			}
 			add_fmt(b, " %5llu %6llu  %-*s %s\n", (unsigned long long)v->open,
-				(unsigned long long)v->before, catw, r[i].cat, r[i].label);
+				(unsigned long long)v->before, catw, r[i].v.cat, r[i].v.label);
 		}
 		if (ndata)
 			add_fmt(b, "%9s %10s %10s %10s %10s  %-*s %s\n", "count", "sum", "min", "max", "last",
@@ -459,19 +756,25 @@ static void format_process(struct tr2_summary *s, struct tr2_buf *b, struct tr2_
 
 			add_fmt(b, "%9llu %10lld %10lld %10lld %10lld  %-*s %s\n", (unsigned long long)v->count,
 				(long long)v->sum, (long long)v->min, (long long)v->max, (long long)v->last,
-				catw, r[i].cat, r[i].label);
+				catw, r[i].v.cat, r[i].v.label);
 		}
 		for (int i = 0; s->hist && i < nreg; i++) {
 			if (!r[i].v.count)
 				continue;
-			add_fmt(b, "\n%s %s\n", r[i].cat, r[i].label);
+			add_fmt(b, "\n%s %s\n", r[i].v.cat, r[i].v.label);
 			tr2_hist_print(b, r[i].v.hist, TR2_AGG_SLOTS, "nsecs");
 		}
 	}
 	if (!js)
 		return;
-	add_fmt(js, "{\"pid\":%u,\"name\":", r[0].pid);
-	tr2_json_add_string(js, name_of(s, r[0].pid));
+	if (r[0].prog) {
+		tr2_buf_addlit(js, "{\"name\":");
+		tr2_json_add_string(js, r[0].prog);
+		add_fmt(js, ",\"processes\":%llu", (unsigned long long)r[0].nprocs);
+	} else {
+		add_fmt(js, "{\"pid\":%u,\"name\":", r[0].pid);
+		tr2_json_add_string(js, name_of(s, r[0].pid));
+	}
 	tr2_buf_addlit(js, ",\"regions\":[");
 	for (int i = 0; i < nreg; i++) {
 		const struct tr2_agg_val *v = &r[i].v;
@@ -526,10 +829,12 @@ void tr2_summary_format(struct tr2_summary *s, struct tr2_buf *b, struct tr2_buf
 	if (js) {
 		tr2_buf_addlit(js, "{\"time\":");
 		tr2_json_add_string(js, stamp);
-		add_fmt(js, ",\"elapsed\":%.3f,\"final\":%s,\"processes\":[", elapsed_s, final ? "true" : "false");
+		add_fmt(js, ",\"elapsed\":%.3f,\"final\":%s,\"%s\":[", elapsed_s, final ? "true" : "false",
+			s->per_program ? "programs" : "processes");
 	}
 	for (int i = 0, j; i < nrows; i = j) {
-		for (j = i + 1; j < nrows && rows[j].pid == rows[i].pid && rows[j].exec_id == rows[i].exec_id; j++)
+		for (j = i + 1; j < nrows && (s->per_program ? !strcmp(rows[j].prog, rows[i].prog) :
+					      rows[j].pid == rows[i].pid && rows[j].exec_id == rows[i].exec_id); j++)
 			;
 		if (js && !first)
 			tr2_buf_putc(js, ',');
@@ -581,20 +886,22 @@ void tr2_summary_poll(struct tr2_summary *s, uint64_t now_ns)
 	tr2_summary_print(s, now_ns, 0);
 }
 
+/* The events a value took in: 2 per closed region, 1 per open one or early
+ * leave, 1 per data value. */
+static uint64_t events_of(uint32_t kind, const struct tr2_agg_val *v)
+{
+	return kind & TR2_AGGK_REGION ? 2 * v->count + v->open + v->before : v->count;
+}
+
 uint64_t tr2_summary_events(const struct tr2_summary *s)
 {
 	uint64_t n = 0;
 
-	for (size_t i = 0; i < s->cap; i++) {
-		const struct entry *e = &s->tab[i];
-
-		if (!e->used)
-			continue;
-		if (e->k.flags & TR2_AGGK_REGION)
-			n += 2 * e->v.count + e->v.open + e->v.before;
-		else
-			n += e->v.count;
-	}
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->tab[i].used)
+			n += events_of(s->tab[i].k.flags, &s->tab[i].v);
+	for (int i = 0; i < s->nfolded; i++)
+		n += events_of(s->folded[i].kind, &s->folded[i].v);
 	return n;
 }
 
@@ -609,7 +916,14 @@ void tr2_summary_free(struct tr2_summary *s)
 		return;
 	for (int i = 0; i < s->nnames; i++)
 		free(s->names[i].name);
+	for (int i = 0; i < s->ngone; i++)
+		free(s->gone[i].name);
+	for (int i = 0; i < s->nprogs; i++)
+		free(s->progs[i].name);
 	free(s->names);
+	free(s->gone);
+	free(s->progs);
+	free(s->folded);
 	free(s->tab);
 	free(s);
 }

@@ -1,8 +1,9 @@
 /* tr2_summary.h: tr2-bpf --summary.  Reads the aggregates that the eBPF
  * side keeps (bpf/tr2_record.h, maps "aggs" and "agg_lost") and prints them:
- * a table per traced process, rows sorted by total time, optional log2
- * histograms in the layout of bcc's libbpf-tools (trace_helpers.c,
- * print_log2_hist), and the same numbers as JSON.
+ * a table per traced process, or per program (the processes of one name
+ * added up: tr2_summary_set_per_program), rows sorted by total time,
+ * optional log2 histograms in the layout of bcc's libbpf-tools
+ * (trace_helpers.c, print_log2_hist), and the same numbers as JSON.
  *
  * Every table covers the whole trace so far (the eBPF sums are never
  * cleared).  Durations are printed as Trace2's PERF columns print them:
@@ -60,8 +61,28 @@ struct tr2_summary *tr2_summary_new(int aggs_fd, int lost_fd, int hist, int tabl
 /* Sets the interval between tables, in ns (0: only at the end). */
 void tr2_summary_set_interval(struct tr2_summary *s, uint64_t interval_ns);
 
+/*
+ * Per program instead of per process (on: 1; the default is 0): a table per
+ * program name -- the name a process's table shows (cmd_name, else argv[0]
+ * of start, else comm; "?" while unnamed) -- that adds up the values of
+ * every process of that name (counts, sums and histograms add, min and max
+ * combine; a data row's `last` is that of the process that ended last, or
+ * of the live one with the highest pid), headed
+ *   program <name>: <N> process[es]
+ * where N counts the processes with values, (pid, exec_id) apart; in JSON
+ * {"name":..,"processes":N,"regions":..,"data":..} objects in "programs"
+ * instead of "processes".  A process that has ended (TR2_REC_PROC_GONE, seen
+ * by tr2_summary_record) is added into its program, under the name it had
+ * then, at the next table, and its entries and name are forgotten, so that
+ * what is kept is bounded by the processes alive and the programs seen.
+ * A process that exec'd counts once per program image, all under its last
+ * name (names are known per pid).  Set it before the first record.
+ */
+void tr2_summary_set_per_program(struct tr2_summary *s, int on);
+
 /* Learns process names from decoded records: cmd_name, else argv[0] of
- * start, else the comm of the thread info. */
+ * start, else the comm of the thread info; per program, TR2_REC_PROC_GONE
+ * also (see tr2_summary_set_per_program). */
 void tr2_summary_record(struct tr2_summary *s, const struct tr2_decoded *d);
 
 /* Names process pid (as tr2_summary_record does from a cmd_name record). */
@@ -85,7 +106,9 @@ void tr2_summary_print(struct tr2_summary *s, uint64_t now_ns, int final);
 
 /* The same table into b (text) and js (JSON, one line with its newline),
  * from what was put or read; either may be NULL.  elapsed_s: how long the
- * trace has run; stamp: the time of day to show ("18:05:42") and in JSON. */
+ * trace has run; stamp: the time of day to show ("18:05:42") and in JSON.
+ * Per program, first adds the processes that have ended into their
+ * programs (see tr2_summary_set_per_program). */
 void tr2_summary_format(struct tr2_summary *s, struct tr2_buf *b, struct tr2_buf *js,
 			const char *stamp, double elapsed_s, int final);
 

@@ -17,9 +17,10 @@ struct tr2_mode;
 struct tr2_ring;
 struct tr2_session;
 
-/* --summary, --hist, --summary-json, --summary-keys, --category. */
+/* --summary, --hist, --summary-json, --summary-keys, --summary-by, --category. */
 struct summary_opts {
 	int on, hist, json_set, keys_set;
+	int by_set, by_program;   /* --summary-by: given; =program (tr2_summary_set_per_program) */
 	double interval_s;        /* 0: a table only at the end */
 	const char *json_dest;
 	struct tr2_dst *json;

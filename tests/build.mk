@@ -16,7 +16,7 @@ $(BUILD)/tests/test_summary: tests/loader/test_summary.c loader/tr2_summary.c lo
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_summary.c loader/tr2_summary.c \
 		$(BUILD)/libtr2fmt.a $(LDFLAGS) -lcmocka -lbpf $(FMT_LIBS)
 
-.PHONY: test-loader test-e2e test-reliability test-shapes test-summary test-viewers test-harm test-host test-cmd
+.PHONY: test-loader test-e2e test-reliability test-shapes test-summary test-viewers test-harm test-host test-cmd test-af-unix
 test-loader: $(LOADER_TESTS)
 	@for t in $(LOADER_TESTS); do $$t || exit 1; done
 
@@ -38,10 +38,13 @@ test-summary: all ; tests/e2e/summary.sh
 # -- CMD as a parent: what CMD inherits, -u USER, tr2-bpf ending first
 test-cmd: all ; tests/e2e/cmd.sh
 
+# af_unix DESTs: one connection per traced process (issue 17)
+test-af-unix: all ; tests/e2e/af_unix.sh
+
 # --chrome and --folded in speedscope, in headless Chromium (skips without)
 test-viewers: all ; tests/e2e/viewers.sh
 
-TESTS += test-loader test-e2e test-reliability test-shapes test-summary test-cmd test-viewers test-harm test-host
+TESTS += test-loader test-e2e test-reliability test-shapes test-summary test-cmd test-viewers test-harm test-host test-af-unix
 
 # README's commands as written: its first ones as root without sudo and as a
 # user with sudo (added, then removed); its install-and-build steps into

@@ -2,8 +2,9 @@
 # End-to-end tests of tr2-bpf --summary and --category (tests/progs/tr2_summary,
 # whose counts are known): the summary's counts and sums against the PERF
 # stream of the same run (-- CMD and -p PID), against the program's known
-# counts, literal and run-time labels, several processes, filters, regions
-# open at attach and at exit, a full key space, --hist, INTERVAL, Ctrl-C.
+# counts, literal and run-time labels, several processes, per program
+# (--summary-by), filters, regions open at attach and at exit, a full key
+# space, --hist, INTERVAL, Ctrl-C.
 # tests/e2e/summary_check.py does the comparing (python3's json).  Needs root.
 set -u
 cd "$(dirname "$0")/../.."
@@ -56,6 +57,65 @@ expect_ok "-- CMD with --perf: counts, sums, min, max equal the PERF stream's" $
 expect_ok "-- CMD with --perf: the table shows the JSON's numbers, sorted by total" $CHECK table "$T/a.json" "$T/a.txt"
 # The stream is unchanged: every event is in it (3 x (35 + 2 x 391 + 2 x 30 + 1)).
 expect_eq "-- CMD with --perf: summary line" "tr2-bpf: $((3 * (35 + 782 + 60 + 1))) events, 0 lost" "$(tail -1 "$T/a.err")"
+
+# --- --summary-by=program: the processes of one program added up -------------
+# prog_rows NAME M: the rows of M tr2_summary processes named NAME added up,
+# as the counts of summary_check.py show them, after the table's title.
+prog_rows() {
+	local m=$2
+	cat <<-END
+	program $1: $m process$([ "$m" = 1 ] || echo es)
+	$1 region demo inner count=$((m * 10 * N)) open=0 before=0
+	$1 region demo item-0 count=$((m * 10)) open=0 before=0
+	$1 region demo item-1 count=$((m * 10)) open=0 before=0
+	$1 region demo item-2 count=$((m * 10)) open=0 before=0
+	$1 region demo never_left count=0 open=$m before=0
+	$1 region demo open_at_attach count=$m open=0 before=0
+	$1 region demo outer count=$((m * N)) open=0 before=0
+	$1 region other skipped count=$((m * N)) open=0 before=0
+	$1 data demo iteration count=$((m * N)) sum=$((m * N * (N - 1) / 2)) min=0 max=$((N - 1)) last=$((N - 1))
+	$1 data even parity count=$((m * 15)) sum=$((m * 210)) min=0 max=28 last=28
+	$1 data odd parity count=$((m * 15)) sum=$((m * 225)) min=1 max=29 last=29
+	END
+}
+mkdir "$T/pperf"
+$BPF --summary --summary-by=program --summary-json="$T/p.json" --perf="$T/pperf/" -- $PROG --children 2 $N \
+	> "$T/p.txt" 2> "$T/p.err"
+expect_eq "--summary-by=program: exit status" 0 $?
+expect_eq "--summary-by=program: a table per program, the two children's added up" \
+	"$(prog_rows child 2; prog_rows summary 1)" "$($CHECK counts "$T/p.json")"
+expect_ok "--summary-by=program: counts, sums, min, max equal the PERF files of each program's processes" \
+	$CHECK perf "$T/p.json" "$T/pperf"
+expect_ok "--summary-by=program: the tables show the JSON's numbers, whole lines" $CHECK table "$T/p.json" "$T/p.txt"
+expect_eq "--summary-by=program: the child program's title and data rows, whole lines" \
+"program child: 2 processes
+    count        sum        min        max       last  category key
+       60        870          0         29         29  demo     iteration
+       30        420          0         28         28  even     parity
+       30        450          1         29         29  odd      parity" \
+	"$(sed -n '/^program child: /,/^$/p' "$T/p.txt" | sed -n '1p; /count        sum/,/^$/p' | grep -v '^$')"
+expect_eq "--summary-by=program: the same events as per process" \
+	"tr2-bpf: $((3 * (35 + 782 + 60 + 1))) events, 0 lost" "$(tail -1 "$T/p.err")"
+# With INTERVAL: a process that has ended is added into its program at the
+# next table (and forgotten), the next one of that program adds to it.
+$BPF --summary=0.1 --summary-by=program --summary-json="$T/r.json" -- \
+	sh -c '"$0" "$1"; sleep 0.5; "$0" "$1"' $PROG $N > /dev/null 2> "$T/r.err"
+expect_eq "--summary-by=program, INTERVAL: two processes one after the other, added up" \
+	"$(prog_rows summary 2)" "$($CHECK counts "$T/r.json")"
+expect_ok "--summary-by=program, INTERVAL: tables between them show the first alone, no count goes down" \
+	python3 -c '
+import json, sys
+ds = [json.loads(l) for l in open(sys.argv[1])]
+procs = [sum(p["processes"] for p in d["programs"]) for d in ds]
+def n(d): return sum(r["count"] for p in d["programs"] for r in p["regions"] + p["data"])
+assert 1 in procs and procs == sorted(procs) and procs[-1] == 2, procs
+assert [n(d) for d in ds] == sorted(n(d) for d in ds), [n(d) for d in ds]
+' "$T/r.json"
+expect_eq "--summary-by=program, INTERVAL: summary line counts the ended processes' events" \
+	"tr2-bpf: $((2 * (35 + 2 * (1 + 13 * N) + 1 + 2 * N))) events, 0 lost" "$(tail -1 "$T/r.err")"
+$BPF --summary --summary-by=process -- $PROG --children 1 2 > "$T/q.txt" 2> "$T/q.err"
+expect_eq "--summary-by=process: a table per process (the default)" "pid summary
+pid child" "$(grep -E '^(pid|program) ' "$T/q.txt" | awk '{ print $1, $3 }')"
 
 # --- --summary alone: no stream, regions send no record ---------------------
 $BPF --summary --summary-json="$T/b.json" --hist -- $PROG $N > "$T/b.txt" 2> "$T/b.err"
@@ -153,13 +213,18 @@ expect_eq "Ctrl-C: the summary line is last on stderr" 1 "$(tail -1 "$T/i.err" |
 # --- options ------------------------------------------------------------------
 err_of() { local out; out=$("$@" 2>&1); echo "$out $?"; }   # its stderr and status
 expect_eq "--hist without --summary: one line, status 2" \
-	"tr2-bpf: --hist, --summary-json and --summary-keys need --summary 2" \
+	"tr2-bpf: --hist, --summary-json, --summary-keys and --summary-by need --summary 2" \
 	"$(err_of $BPF --hist -- /bin/true)"
 expect_eq "--category with a too long name" \
 	"tr2-bpf: bad --category '$(printf 'x%.0s' $(seq 63))': names are at most 62 bytes 2" \
 	"$(err_of $BPF --category="$(printf 'x%.0s' $(seq 63))" -- /bin/true)"
 expect_eq "--summary=0: refused" "tr2-bpf: bad --summary interval '0': want seconds, from 0.01 to 86400 2" \
 	"$(err_of $BPF --summary=0 -- /bin/true)"
+expect_eq "--summary-by=cmd: refused" "tr2-bpf: bad --summary-by 'cmd': want process or program 2" \
+	"$(err_of $BPF --summary --summary-by=cmd -- /bin/true)"
+expect_eq "--summary-by without --summary: one line, status 2" \
+	"tr2-bpf: --hist, --summary-json, --summary-keys and --summary-by need --summary 2" \
+	"$(err_of $BPF --summary-by=program -- /bin/true)"
 
 echo "summary: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -75,7 +75,7 @@ ALL += $(TR2_LEAF)
 
 $(TEST_PROGS_DIR)/tr2_leaf-%: tests/progs/tr2_leaf.c $(BUILD)/libtr2.a usdt/trace2.h
 	@mkdir -p $(@D)
-	$(word 1,$(subst -, ,$*)) $(CPPFLAGS) -$(word 2,$(subst -, ,$*)) -g -Wall -o $@ $< $(BUILD)/libtr2.a
+	$(word 1,$(subst -, ,$*)) $(CPPFLAGS) -$(word 2,$(subst -, ,$*)) -g -Wall -o $@ $< $(BUILD)/libtr2.a $(SAN_FLAGS)
 
 # tr2_inherit: prints what it inherited (ids, environment, signals, rlimits,
 # fds, ...), for tests/e2e/cmd.sh (tr2-bpf -- CMD and -u).  No probes.

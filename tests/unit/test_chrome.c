@@ -255,6 +255,45 @@ static void test_chrome_per_process(void **state)
 	rmdir(dir);
 }
 
+/* A process gone without its atexit (killed, exec'd), on a per-process
+ * destination: tr2_target_end_process ends its array then, with its open
+ * regions' ends at its last event, and closes its file; finish writes
+ * nothing more for it. */
+static void test_chrome_end_process(void **state)
+{
+	struct tr2_target t;
+	char dir[64], path[128];
+	struct tr2_ev ev;
+	char *out;
+
+	(void)state;
+	open_target(&t, &tr2_tgt_chrome, dir, true);
+	ev = ev_at(TR2_EV_VERSION, "main", 0, 0);
+	tr2_target_emit(&t, &ev);
+	ev = ev_at(TR2_EV_REGION_ENTER, "main", 10, 0);
+	ev.category = "scan";
+	ev.label = "pass";
+	tr2_target_emit(&t, &ev);
+	ev = ev_at(TR2_EV_DATA, "main", 30, 0);
+	ev.category = "scan";
+	ev.key = "n";
+	ev.value = "1";
+	tr2_target_emit(&t, &ev);
+	assert_int_equal(tr2_target_end_process(&t, SID), 0);
+	assert_int_equal(tr2_target_end_process(&t, SID), 0);        /* again: nothing */
+	assert_int_equal(tr2_target_end_process(&t, "unknown"), 0);  /* never seen: nothing */
+	snprintf(path, sizeof(path), "%s/%s", dir, "20261121T202608.011966Z-H0a7c9cdf-P00000eef");
+	assert_int_equal(tr2_target_finish(&t), 0);
+	tr2_dst_close(t.dst);
+	out = slurp(path);
+	assert_memory_equal(out, "[{\"name\":\"process_name\"", 23);
+	assert_string_equal(strstr(out, ",{\"name\":\"scan:pass\",\"ph\":\"E\""),
+			    ",{\"name\":\"scan:pass\",\"ph\":\"E\",\"ts\":" TS "030.000,\"pid\":3823,\"tid\":3823,"
+			    "\"args\":{\"file\":\"t.c\",\"line\":30}}\n]\n");
+	free(out);
+	assert_int_equal(rmdir(dir), 0);   /* one file only: nothing came after */
+}
+
 /* Two processes running at once with one pid (pid namespaces, merged
  * traces): the second gets an id of its own; after the first has ended,
  * its pid is free again. */
@@ -340,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_chrome_before_trace),
 		cmocka_unit_test(test_chrome_empty),
 		cmocka_unit_test(test_chrome_per_process),
+		cmocka_unit_test(test_chrome_end_process),
 		cmocka_unit_test(test_chrome_same_pid),
 		cmocka_unit_test(test_folded_lines),
 		cmocka_unit_test(test_folded_sum),

@@ -1,10 +1,12 @@
 /* test_dst.c: destinations (tr2_dst.h) and tr2_target_emit: file
  * descriptors, appended files, directories (names, collisions, git's
  * trace2.maxFiles sentinel), Unix-domain sockets of both types against real
- * sockets, and failures reported once. */
+ * sockets (one connection per process, the bound on them, a peer that goes
+ * away), and failures reported once. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -460,6 +462,245 @@ static void test_af_unix_dgram(void **state)
 	close(sfd);
 }
 
+/* ---- sockets: one connection per process ---- */
+
+/* What a connection carried, up to its end (the peer's close): fails when
+ * it is still open after 5 s. */
+static const char *read_conn(int fd)
+{
+	static char buf[8192];
+	size_t got = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 5000) != 1)
+			fail_msg("connection still open: %.*s", (int)got, buf);
+		n = read(fd, buf + got, sizeof(buf) - 1 - got);
+		assert_true(n >= 0);
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	close(fd);
+	return buf;
+}
+
+/* The next connection the listener has, without waiting: -1 when none. */
+static int accept_now(int lfd)
+{
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 ? accept(lfd, NULL, NULL) : -1;
+}
+
+/*
+ * Each process (sid) gets its own connection at its first line, as each git
+ * process opens its own; the connection made at open is the first
+ * process's, so the listener sees no empty one; a process's connection
+ * closes at its end; one whose end never came closes with the destination.
+ */
+static void test_af_unix_per_process(void **state)
+{
+	const char *path = path_in(tmpdir, "procs.sock");
+	char value[256];
+	int lfd = listen_unix(path, SOCK_STREAM), ca, cb, cc, before = open_fds();
+	struct tr2_dst *d;
+	uint64_t procs, refused;
+
+	snprintf(value, sizeof(value), "af_unix:stream:%s", path);
+	d = must_open(value);
+	assert_true(tr2_dst_per_process(d));
+	ca = accept_now(lfd);                  /* made at open: A's */
+	assert_true(ca >= 0);
+	assert_int_equal(accept_now(lfd), -1);
+	assert_int_equal(w(d, "A", "a1\n"), 0);
+	assert_int_equal(accept_now(lfd), -1);  /* A took the one made at open */
+	assert_int_equal(w(d, "A/B", "b1\n"), 0);
+	cb = accept_now(lfd);
+	assert_true(cb >= 0);
+	assert_int_equal(w(d, "A", "a2\n"), 0);
+	assert_int_equal(w(d, "A/B", "b2\n"), 0);
+	assert_int_equal(w(d, "A/C", "c1\n"), 0);
+	cc = accept_now(lfd);
+	assert_true(cc >= 0);
+	assert_int_equal(open_fds() - before, 3 + 3);  /* and the 3 accepted */
+
+	/* B ends: its connection closes now, the others stay */
+	tr2_dst_end_process(d, "A/B");
+	assert_string_equal(read_conn(cb), "b1\nb2\n");
+	assert_int_equal(open_fds() - before, 2 + 2);
+	assert_int_equal(w(d, "A", "a3\n"), 0);
+	tr2_dst_end_process(d, "A");
+	assert_string_equal(read_conn(ca), "a1\na2\na3\n");
+	tr2_dst_end_process(d, "never-seen");
+
+	/* a line after a process's end: a new connection, as a new file */
+	assert_int_equal(w(d, "A", "late\n"), 0);
+	ca = accept_now(lfd);
+	assert_true(ca >= 0);
+	/* C never ended: closed with the destination, as is A's new one */
+	tr2_dst_close(d);
+	assert_string_equal(read_conn(cc), "c1\n");
+	assert_string_equal(read_conn(ca), "late\n");
+	assert_int_equal(accept_now(lfd), -1);
+	assert_int_equal(open_fds(), before);
+	assert_int_equal(tr2_dst_dropped(NULL, &procs, &refused), 0);
+
+	/* the collector went away and came back after the open: the first
+	 * process does not get the dead connection made at open */
+	d = must_open(value);
+	close(accept(lfd, NULL, NULL));
+	capture_stderr();
+	assert_int_equal(w(d, "S", "s1\n"), 0);
+	assert_string_equal(captured_stderr(), "");
+	tr2_dst_close(d);
+	assert_string_equal(read_conn(accept(lfd, NULL, NULL)), "s1\n");
+	close(lfd);
+}
+
+/*
+ * At most TR2_DST_MAX_CONNECTIONS at once: a connection cannot be reopened as
+ * the same process, so a process that finds them all open is refused
+ * whole (its lines dropped and counted, reported once) rather than an older
+ * one closed; once a process ends, the next one connects.
+ */
+static void test_af_unix_bound(void **state)
+{
+	const char *path = path_in(tmpdir, "bound.sock");
+	char value[256], sid[32], want[512];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int lfd = socket(AF_UNIX, SOCK_STREAM, 0), n = 0, cfd, before = open_fds();
+	struct tr2_dst *d;
+	uint64_t procs, refused;
+
+	/* room for every connection in the listener's backlog, unaccepted */
+	strcpy(sa.sun_path, path);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(lfd, TR2_DST_MAX_CONNECTIONS + 8), 0);
+	snprintf(value, sizeof(value), "af_unix:%s", path);
+	d = must_open(value);
+	for (int i = 0; i < TR2_DST_MAX_CONNECTIONS; i++) {
+		snprintf(sid, sizeof(sid), "P%d", i);
+		assert_int_equal(w(d, sid, "first\n"), 0);
+	}
+	assert_int_equal(open_fds() - before, TR2_DST_MAX_CONNECTIONS);
+	capture_stderr();
+	assert_int_equal(w(d, "late", "one\n"), 0);
+	assert_int_equal(w(d, "late", "two\n"), 0);
+	assert_int_equal(w(d, "later", "one\n"), 0);
+	snprintf(want, sizeof(want), "tr2: cannot connect to socket '%s': %d connections open, one per process\n",
+		 path, TR2_DST_MAX_CONNECTIONS);
+	assert_string_equal(captured_stderr(), want);
+	assert_int_equal(open_fds() - before, TR2_DST_MAX_CONNECTIONS);
+	assert_int_equal(tr2_dst_dropped(d, &procs, &refused), 3);
+	assert_int_equal(procs, 2);
+	assert_int_equal(refused, 2);
+	/* the refused stay refused; a process that comes after an end connects */
+	tr2_dst_end_process(d, "P7");
+	assert_int_equal(w(d, "late", "three\n"), 0);
+	assert_int_equal(w(d, "new", "n1\n"), 0);
+	assert_int_equal(tr2_dst_dropped(d, NULL, NULL), 4);
+	capture_stderr();
+	tr2_dst_report_dropped(d);
+	snprintf(want, sizeof(want), "tr2: '%s': 4 lines of 2 processes dropped (2 refused: %d connections open)\n",
+		 value, TR2_DST_MAX_CONNECTIONS);
+	assert_string_equal(captured_stderr(), want);
+	tr2_dst_close(d);
+	assert_int_equal(open_fds(), before);
+	while ((cfd = accept_now(lfd)) >= 0) {
+		const char *got = read_conn(cfd);
+
+		assert_true(!strcmp(got, "first\n") || !strcmp(got, "n1\n"));
+		n++;
+	}
+	assert_int_equal(n, TR2_DST_MAX_CONNECTIONS + 1);
+	close(lfd);
+}
+
+/*
+ * The peer of one process's connection goes away: that process's later lines
+ * are dropped and counted, reported once; the other processes' connections
+ * are not affected, and a process that comes later connects.
+ */
+static void test_af_unix_peer_gone(void **state)
+{
+	const char *path = path_in(tmpdir, "gone.sock");
+	char value[256], want[512];
+	int lfd = listen_unix(path, SOCK_STREAM), ca, cb;
+	struct tr2_dst *d;
+	uint64_t procs;
+
+	snprintf(value, sizeof(value), "af_unix:stream:%s", path);
+	d = must_open(value);
+	assert_int_equal(w(d, "A", "a1\n"), 0);
+	assert_int_equal(w(d, "B", "b1\n"), 0);
+	ca = accept(lfd, NULL, NULL);
+	cb = accept(lfd, NULL, NULL);
+	close(ca);
+	capture_stderr();
+	assert_int_equal(w(d, "A", "a2\n"), 0);
+	assert_int_equal(w(d, "B", "b2\n"), 0);
+	assert_int_equal(w(d, "A", "a3\n"), 0);
+	assert_int_equal(w(d, "C", "c1\n"), 0);
+	snprintf(want, sizeof(want), "tr2: cannot write to '%s': Broken pipe\n", value);
+	assert_string_equal(captured_stderr(), want);
+	assert_int_equal(tr2_dst_dropped(d, &procs, NULL), 2);
+	assert_int_equal(procs, 1);
+	tr2_dst_end_process(d, "B");
+	assert_string_equal(read_conn(cb), "b1\nb2\n");
+
+	/* the listener is gone: new processes cannot connect; counted */
+	close(lfd);
+	unlink(path);
+	assert_int_equal(w(d, "D", "d1\n"), 0);
+	assert_int_equal(tr2_dst_dropped(d, &procs, NULL), 3);
+	assert_int_equal(procs, 2);
+	tr2_dst_close(d);
+}
+
+/*
+ * Datagrams: each line one datagram (a write of several lines too), from a
+ * socket per process, as git sends them, closed at the process's end; a
+ * receiver that has gone: the lines are dropped and counted.
+ */
+static void test_af_unix_dgram_per_process(void **state)
+{
+	const char *path = path_in(tmpdir, "dgrams.sock");
+	char value[256], buf[64];
+	int sfd = listen_unix(path, SOCK_DGRAM), before = open_fds();
+	struct tr2_dst *d;
+	uint64_t procs;
+
+	snprintf(value, sizeof(value), "af_unix:dgram:%s", path);
+	d = must_open(value);
+	assert_int_equal(open_fds(), before);  /* the open's socket is not kept */
+	assert_true(tr2_dst_per_process(d));
+	assert_int_equal(w(d, "A", "a1\na2\n"), 0);
+	assert_int_equal(w(d, "B", "b1\n"), 0);
+	assert_int_equal(open_fds() - before, 2);
+	assert_int_equal(recv(sfd, buf, sizeof(buf), 0), 3);
+	assert_memory_equal(buf, "a1\n", 3);
+	assert_int_equal(recv(sfd, buf, sizeof(buf), 0), 3);
+	assert_memory_equal(buf, "a2\n", 3);
+	assert_int_equal(recv(sfd, buf, sizeof(buf), 0), 3);
+	assert_memory_equal(buf, "b1\n", 3);
+	tr2_dst_end_process(d, "A");
+	assert_int_equal(open_fds() - before, 1);
+
+	close(sfd);
+	capture_stderr();
+	assert_int_equal(w(d, "B", "b2\n"), 0);
+	assert_int_equal(w(d, "C", "c1\n"), 0);
+	assert_non_null(strstr(captured_stderr(), "tr2: cannot "));
+	assert_int_equal(tr2_dst_dropped(d, &procs, NULL), 2);
+	assert_int_equal(procs, 2);
+	tr2_dst_close(d);
+	assert_int_equal(open_fds(), before - 1);
+}
+
 /* a failing destination is reported once, on one line, not per line */
 static void test_write_failures_reported_once(void **state)
 {
@@ -469,17 +710,21 @@ static void test_write_failures_reported_once(void **state)
 	int lfd = listen_unix(path, SOCK_STREAM), cfd, p[2];
 	struct tr2_dst *d;
 
-	/* a socket whose peer has gone: EPIPE, and no SIGPIPE (MSG_NOSIGNAL) */
+	/* a socket whose peer has gone: EPIPE, and no SIGPIPE (MSG_NOSIGNAL);
+	 * the process's lines are dropped and counted, the destination goes on */
 	snprintf(value, sizeof(value), "af_unix:%s", path);
 	d = must_open(value);
 	cfd = accept(lfd, NULL, NULL);
+	assert_int_equal(w(d, "s", "w\n"), 0);
 	close(cfd);
 	capture_stderr();
-	assert_int_equal(w(d, "s", "x\n"), -1);
-	assert_int_equal(w(d, "s", "y\n"), -1);
-	assert_int_equal(w(d, "s", "z\n"), -1);
+	assert_int_equal(w(d, "s", "x\n"), 0);
+	assert_int_equal(w(d, "s", "y\n"), 0);
+	assert_int_equal(w(d, "s", "z\n"), 0);
 	snprintf(value, sizeof(value), "tr2: cannot write to 'af_unix:%s': Broken pipe\n", path);
 	assert_string_equal(captured_stderr(), value);
+	assert_int_equal(tr2_dst_dropped(d, NULL, NULL), 3);
+	assert_int_equal(tr2_dst_flush(d), 0);
 	tr2_dst_close(d);
 	close(lfd);
 
@@ -530,6 +775,43 @@ static void test_target_emit(void **state)
 	}
 }
 
+/* atexit ends a process's connection; so does tr2_target_end_process (a
+ * process gone without its last event); tr2_target_finish counts what a
+ * socket destination dropped */
+static void test_target_ends_connection(void **state)
+{
+	const char *path = path_in(tmpdir, "target.sock");
+	struct tr2_target t = { .tgt = &tr2_tgt_normal, .opts = { .brief = 1 } };
+	struct tr2_ev ev = version_ev("T1");
+	char value[256], want[640];
+	int lfd = listen_unix(path, SOCK_STREAM), c1, c2;
+
+	snprintf(value, sizeof(value), "af_unix:%s", path);
+	t.dst = must_open(value);
+	assert_int_equal(tr2_target_emit(&t, &ev), 0);
+	ev.kind = TR2_EV_ATEXIT;
+	assert_int_equal(tr2_target_emit(&t, &ev), 0);
+	c1 = accept(lfd, NULL, NULL);
+	assert_string_equal(read_conn(c1), "version 2.39.5\natexit elapsed:0.000000 code:0\n");
+	ev = version_ev("T2");
+	assert_int_equal(tr2_target_emit(&t, &ev), 0);
+	c2 = accept(lfd, NULL, NULL);
+	assert_int_equal(tr2_target_end_process(&t, "T2"), 0);
+	assert_string_equal(read_conn(c2), "version 2.39.5\n");
+	assert_int_equal(tr2_target_end_process(&t, "T2"), 0);  /* again: nothing */
+
+	close(lfd);
+	unlink(path);
+	ev = version_ev("T3");
+	capture_stderr();
+	assert_int_equal(tr2_target_emit(&t, &ev), 0);
+	assert_int_equal(tr2_target_finish(&t), 0);
+	snprintf(want, sizeof(want), "tr2: cannot connect to socket '%s': No such file or directory\n"
+		 "tr2: '%s': 1 line of 1 process dropped\n", path, value);
+	assert_string_equal(captured_stderr(), want);
+	tr2_dst_close(t.dst);
+}
+
 /* atexit ends a process's file in a directory destination */
 static void test_target_atexit_closes(void **state)
 {
@@ -563,9 +845,14 @@ int main(void)
 		cmocka_unit_test(test_dir_many_processes),
 		cmocka_unit_test(test_af_unix_stream),
 		cmocka_unit_test(test_af_unix_dgram),
+		cmocka_unit_test(test_af_unix_per_process),
+		cmocka_unit_test(test_af_unix_bound),
+		cmocka_unit_test(test_af_unix_peer_gone),
+		cmocka_unit_test(test_af_unix_dgram_per_process),
 		cmocka_unit_test(test_write_failures_reported_once),
 		cmocka_unit_test(test_target_emit),
 		cmocka_unit_test(test_target_atexit_closes),
+		cmocka_unit_test(test_target_ends_connection),
 	};
 
 	return cmocka_run_group_tests_name("destinations", tests, setup, teardown);
