@@ -66,11 +66,29 @@ struct thread {
 	size_t nslots, slots_cap;
 };
 
+/*
+ * Batches: a file target (a path that is a regular file) keeps the lines of
+ * region, data and printf events in its destination's buffer, whole, and
+ * writes them with one write(2) (O_APPEND: no other writer's line gets
+ * inside it) -- a write costs more here than git's whole event (bench/
+ * inproc.sh).  The batch goes out at BATCH_BYTES (under PIPE_BUF), once its
+ * first line is BATCH_NS old (checked at each event), with every other
+ * event (start, exit, error, child_*, exec, thread_*, ... atexit, signal)
+ * and before fork().  What a crash can lose: the batch, those lines of
+ * region, data and printf events since the last write, when the process
+ * ends without its atexit or signal event (SIGKILL, SIGSEGV, _exit(), an
+ * exec*() not announced by trace2_exec()).
+ */
+#define BATCH_BYTES 2048
+#define BATCH_NS (10 * 1000 * 1000)
+
 struct target {
 	struct tr2_target t;
 	const char *var;              /* "GIT_TRACE2", ...: for warnings */
 	bool pipe;                    /* a FIFO: write with SIGPIPE blocked, as git */
+	bool batch;                   /* a regular file: lines batched (above) */
 	bool dead;                    /* a write failed: git disables the target */
+	uint64_t batch_since;         /* CLOCK_MONOTONIC of the batch's first line */
 };
 
 struct child {
@@ -184,27 +202,63 @@ static int emit_to(struct target *tg, const struct tr2_ev *ev)
 	return rc;
 }
 
-/* Writes ev to every live target; the caller holds the mutex. */
-static void emit_locked(const struct tr2_ev *ev)
+/* Writes target tg's batch; false when the write failed. */
+static bool flush_batch(struct target *tg)
+{
+	return !tg->batch || !tr2_dst_flush(tg->t.dst);
+}
+
+/* A failed write: git's tr2_dst_write_line disables the target. */
+static void target_failed(struct target *tg)
+{
+	if (proc.debug)
+		git_warning("unable to write trace to '%s': %s", tg->var, strerror(errno));
+	tg->dead = true;
+	if (!--proc.live)
+		set_open(0);
+}
+
+/* The events whose lines may wait in a batch: the ones a program makes by
+ * the thousand.  Any other event writes the batch out with its own line. */
+static bool batched_kind(enum tr2_ev_kind kind)
+{
+	return kind == TR2_EV_REGION_ENTER || kind == TR2_EV_REGION_LEAVE || kind == TR2_EV_DATA ||
+	       kind == TR2_EV_DATA_JSON || kind == TR2_EV_PRINTF;
+}
+
+/* Writes ev, made at time now, to every live target; the caller holds the
+ * mutex.  A batching target's batch goes out when it reaches BATCH_BYTES,
+ * when its first line is BATCH_NS old, and with every event but those of
+ * batched_kind(). */
+static void emit_locked(const struct tr2_ev *ev, uint64_t now)
 {
 	for (int i = 0; i < proc.ntargets; i++) {
 		struct target *tg = &proc.targets[i];
+		struct tr2_buf *batch;
+		size_t before;
 
-		if (tg->dead || !emit_to(tg, ev))
+		if (tg->dead)
 			continue;
-		/* git's tr2_dst_write_line: a failed write disables the target */
-		if (proc.debug)
-			git_warning("unable to write trace to '%s': %s", tg->var, strerror(errno));
-		tg->dead = true;
-		if (!--proc.live)
-			set_open(0);
+		batch = tg->batch ? tr2_dst_buffer(tg->t.dst) : NULL;
+		before = batch ? batch->len : 0;
+		if (emit_to(tg, ev)) {
+			target_failed(tg);
+			continue;
+		}
+		if (!batch)
+			continue;
+		if (!before)
+			tg->batch_since = now;
+		if ((!batched_kind(ev->kind) || batch->len >= BATCH_BYTES || now - tg->batch_since >= BATCH_NS) &&
+		    !flush_batch(tg))
+			target_failed(tg);
 	}
 }
 
-static void emit(const struct tr2_ev *ev)
+static void emit(const struct tr2_ev *ev, uint64_t now)
 {
 	pthread_mutex_lock(&proc.lock);
-	emit_locked(ev);
+	emit_locked(ev, now);
 	pthread_mutex_unlock(&proc.lock);
 }
 
@@ -452,7 +506,7 @@ static void close_thread_metrics(struct thread *t, const struct tr2_call *c, uin
 				continue;
 			metric_event(&ev, counters ? TR2_EV_TH_COUNTER : TR2_EV_TH_TIMER, t, c, now, m, n,
 				     total, min, max, count);
-			emit(&ev);
+			emit(&ev, now);
 		}
 	pthread_mutex_lock(&proc.lock);
 	merge_slots_locked(t);
@@ -469,12 +523,12 @@ static void emit_final_metrics(const struct thread *t, const struct tr2_call *c,
 		if (!m->is_counter && m->intervals) {
 			metric_event(&ev, TR2_EV_TIMER, t, c, now, m, m->intervals, m->total_ns, m->min_ns,
 				     m->max_ns, 0);
-			emit_locked(&ev);
+			emit_locked(&ev, now);
 		}
 	for (const struct metric *m = proc.metrics; m; m = m->next)
 		if (m->is_counter && m->count) {
 			metric_event(&ev, TR2_EV_COUNTER, t, c, now, m, 0, 0, 0, 0, m->count);
-			emit_locked(&ev);
+			emit_locked(&ev, now);
 		}
 	pthread_mutex_unlock(&proc.lock);
 }
@@ -672,7 +726,7 @@ static void call_event(struct thread *t, const struct tr2_call *c, uint64_t now)
 		ev.msg = c->s[0];
 		break;
 	}
-	emit_locked(&ev);
+	emit_locked(&ev, now);
 	pthread_mutex_unlock(&proc.lock);
 
 	if (c->probe == TRACE2__P_atexit) {
@@ -708,14 +762,18 @@ bool tr2_json_is_valid(const char *text)
 /* ---- opening: git's GIT_TRACE2* variables ---- */
 
 /* fork: the mutex is taken around it, so that the child's copy of the state
- * is whole; not by a thread that forks from a signal handler inside this
- * file (it may hold the mutex already). */
+ * is whole, and batches are written first; not by a thread that forks from
+ * a signal handler inside this file (it may hold the mutex already). */
 static void before_fork(void)
 {
-	if (!busy) {
-		pthread_mutex_lock(&proc.lock);
-		fork_locked = 1;
-	}
+	if (busy)
+		return;
+	pthread_mutex_lock(&proc.lock);
+	fork_locked = 1;
+	/* the child must not inherit lines it would write a second time */
+	for (int i = 0; i < proc.ntargets; i++)
+		if (!proc.targets[i].dead && !flush_batch(&proc.targets[i]))
+			target_failed(&proc.targets[i]);
 }
 
 static void after_fork(void)
@@ -746,7 +804,7 @@ static void open_target(const char *var, const char *brief_var, const struct tr2
 	struct tr2_dst *d = NULL;
 	char fd_value[2] = "2";
 	struct stat st;
-	bool pipe = false;
+	bool pipe = false, batch = false;
 	int fd = -1, e, b;
 
 	switch (tr2_sysenv_target(value, &fd, &socket_path)) {
@@ -779,6 +837,7 @@ static void open_target(const char *var, const char *brief_var, const struct tr2
 		e = errno;
 		if (d) {
 			pipe = !stat(value, &st) && S_ISFIFO(st.st_mode);
+			batch = !pipe && S_ISREG(st.st_mode);
 		} else if (proc.debug) {
 			/* git names the file it could not create in a directory */
 			const char *own = strrchr(proc.sid, '/');
@@ -805,8 +864,10 @@ static void open_target(const char *var, const char *brief_var, const struct tr2
 	if (tgt == &tr2_tgt_event && env_int("GIT_TRACE2_EVENT_NESTING") > 0)
 		opts.event_nesting = env_int("GIT_TRACE2_EVENT_NESTING");
 	tr2_target_init(&tg->t, tgt, &opts, d);
+	tr2_dst_set_buffered(d, batch);
 	tg->var = var;
 	tg->pipe = pipe;
+	tg->batch = batch;
 	proc.ntargets++;
 	proc.live++;
 }
