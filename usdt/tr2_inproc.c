@@ -74,10 +74,11 @@ struct thread {
  * inproc.sh).  The batch goes out at BATCH_BYTES (under PIPE_BUF), once its
  * first line is BATCH_NS old (checked at each event), with every other
  * event (start, exit, error, child_*, exec, thread_*, ... atexit, signal)
- * and before fork().  What a crash can lose: the batch, those lines of
- * region, data and printf events since the last write, when the process
- * ends without its atexit or signal event (SIGKILL, SIGSEGV, _exit(), an
- * exec*() not announced by trace2_exec()).
+ * and before fork(); a child forked without exec writes each line at once.
+ * What a crash can lose: the batch, those lines of region, data and printf
+ * events since the last write, when the process ends without its atexit or
+ * signal event (SIGKILL, SIGSEGV, _exit(), an exec*() not announced by
+ * trace2_exec()), or when a fatal signal lands inside the runtime.
  */
 #define BATCH_BYTES 2048
 #define BATCH_NS (10 * 1000 * 1000)
@@ -106,6 +107,7 @@ static struct {
 	const char *parent_name;      /* GIT_TRACE2_PARENT_NAME at initialize */
 	char *hierarchy;              /* the last cmd_name's */
 	uint64_t start_ns;            /* CLOCK_MONOTONIC at initialize: t_abs 0 */
+	int64_t real_start_us;        /* the same instant, UTC: the sid's time */
 	int64_t mono_to_real_ns;      /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct child *children;       /* child_start times, for child_exit's t_rel */
 	size_t nchildren, children_cap;
@@ -116,10 +118,16 @@ static struct {
 
 /* The calling thread's state, NULL until its first event. */
 static __thread struct thread *self __attribute__((tls_model("initial-exec")));
-/* Inside tr2_inproc_call: a signal handler's trace2 call (the "signal"
- * event) on this thread is dropped rather than wait for the mutex this
- * thread may hold, or touch the state it is changing. */
+/* Inside tr2_inproc_call: a signal handler's trace2 call on this thread
+ * must not wait for the mutex this thread may hold, or touch the state it
+ * is changing (see tr2_inproc_call). */
 static __thread int busy __attribute__((tls_model("initial-exec")));
+/* A "signal" event deferred by a handler that interrupted this thread
+ * inside tr2_inproc_call; deferred_signo is set last (0: none). */
+static __thread const char *volatile deferred_file __attribute__((tls_model("initial-exec")));
+static __thread volatile int deferred_line __attribute__((tls_model("initial-exec")));
+static __thread volatile uint64_t deferred_ns __attribute__((tls_model("initial-exec")));
+static __thread volatile int deferred_signo __attribute__((tls_model("initial-exec")));
 /* before_fork took the mutex (after_fork_* give it back). */
 static __thread int fork_locked __attribute__((tls_model("initial-exec")));
 
@@ -740,15 +748,42 @@ static void call_event(struct thread *t, const struct tr2_call *c, uint64_t now)
 	}
 }
 
+/* Writes the signal event a handler deferred (see tr2_inproc_call). */
+static void drain_deferred(void)
+{
+	while (deferred_signo) {
+		struct tr2_call d = { .probe = TRACE2__P_signal, .file = deferred_file,
+				      .line = deferred_line, .code = deferred_signo };
+		uint64_t at = deferred_ns;
+
+		deferred_signo = 0;
+		call_event(thread_self(at), &d, at);
+	}
+}
+
 void tr2_inproc_call(const struct tr2_call *c)
 {
-	uint64_t now;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 
-	if (busy)
-		return;   /* a signal handler's call inside this thread's own */
+	if (busy) {
+		/* A signal handler's call on a thread inside this file: it
+		 * waits for the interrupted call (whose mutex or state it would
+		 * meet half-done) and is written right after it, at its own
+		 * time; other calls from handlers are dropped.  If the handler
+		 * ends the process (a fatal signal's default action), the event
+		 * is lost, with the lines still in a batch. */
+		if (c->probe == TRACE2__P_signal && !deferred_signo) {
+			deferred_file = c->file;
+			deferred_line = c->line;
+			deferred_ns = now;
+			deferred_signo = c->code;
+		}
+		return;
+	}
 	busy = 1;
-	now = clock_ns(CLOCK_MONOTONIC);
+	drain_deferred();
 	call_event(thread_self(now), c, now);
+	drain_deferred();
 	busy = 0;
 }
 
@@ -782,6 +817,34 @@ static void after_fork(void)
 		fork_locked = 0;
 		pthread_mutex_unlock(&proc.lock);
 	}
+}
+
+/* A child forked without exec writes each line at once: it may well leave
+ * by _exit(), which would lose a batch. */
+static void after_fork_child(void)
+{
+	for (int i = 0; i < proc.ntargets; i++)
+		if (proc.targets[i].batch) {
+			tr2_dst_set_buffered(proc.targets[i].t.dst, false);
+			proc.targets[i].batch = false;
+		}
+	after_fork();
+}
+
+/* The session id, made once (at the first target that opens, or for the
+ * warning of a directory target that does not): git's tr2_sid.c. */
+static void make_sid(void)
+{
+	const char *parent = getenv("GIT_TRACE2_PARENT_SID");
+	char host[16];
+	size_t n;
+
+	if (proc.sid)
+		return;
+	tr2_sid_host(host, sizeof(host));
+	n = tr2_sid_format(NULL, 0, parent, proc.real_start_us, host, (uint32_t)getpid()) + 1;
+	proc.sid = xrealloc(NULL, n);
+	tr2_sid_format(proc.sid, n, parent, proc.real_start_us, host, (uint32_t)getpid());
 }
 
 /* The value of an integer variable, git's way: atoi of a non-empty value,
@@ -840,9 +903,11 @@ static void open_target(const char *var, const char *brief_var, const struct tr2
 			batch = !pipe && S_ISREG(st.st_mode);
 		} else if (proc.debug) {
 			/* git names the file it could not create in a directory */
-			const char *own = strrchr(proc.sid, '/');
 			bool dir = !stat(value, &st) && S_ISDIR(st.st_mode);
+			const char *own;
 
+			make_sid();
+			own = strrchr(proc.sid, '/');
 			own = own ? own + 1 : proc.sid;
 			git_warning("trace2: could not open '%s%s%s' for '%s' tracing: %s", value,
 			     dir && value[strlen(value) - 1] != '/' ? "/" : "", dir ? own : "", var, strerror(e));
@@ -875,10 +940,7 @@ static void open_target(const char *var, const char *brief_var, const struct tr2
 int tr2_inproc_init(void)
 {
 	static const char *const vars[] = { "GIT_TRACE2", "GIT_TRACE2_PERF", "GIT_TRACE2_EVENT" };
-	const char *parent = getenv("GIT_TRACE2_PARENT_SID");
 	uint64_t real_ns, mono_ns;
-	char host[16];
-	size_t n;
 	int any = 0;
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
@@ -892,11 +954,7 @@ int tr2_inproc_init(void)
 	proc.start_ns = mono_ns;
 	proc.mono_to_real_ns = (int64_t)(real_ns - mono_ns);
 	proc.metrics_tail = &proc.metrics;
-	/* the sid first: a directory target's warning names its file */
-	tr2_sid_host(host, sizeof(host));
-	n = tr2_sid_format(NULL, 0, parent, (int64_t)(real_ns / 1000), host, (uint32_t)getpid()) + 1;
-	proc.sid = xrealloc(NULL, n);
-	tr2_sid_format(proc.sid, n, parent, (int64_t)(real_ns / 1000), host, (uint32_t)getpid());
+	proc.real_start_us = (int64_t)(real_ns / 1000);
 
 	/* git's order: NORMAL, PERF, EVENT */
 	open_target("GIT_TRACE2", "GIT_TRACE2_BRIEF", &tr2_tgt_normal);
@@ -907,13 +965,14 @@ int tr2_inproc_init(void)
 		proc.sid = NULL;
 		return 0;
 	}
+	make_sid();
 	/* Children (git, or another program of ours) nest their sessions in
 	 * this one; GIT_TRACE2_PARENT_NAME is set at cmd_name. */
 	setenv("GIT_TRACE2_PARENT_SID", proc.sid, 1);
 	proc.parent_name = getenv("GIT_TRACE2_PARENT_NAME");
 	if (proc.parent_name)
 		proc.parent_name = xstrdup(proc.parent_name);
-	if (pthread_key_create(&proc.key, thread_gone) || pthread_atfork(before_fork, after_fork, after_fork))
+	if (pthread_key_create(&proc.key, thread_gone) || pthread_atfork(before_fork, after_fork, after_fork_child))
 		abort();
 	set_open(1);
 	return proc.ntargets;

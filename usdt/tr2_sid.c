@@ -6,10 +6,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tr2_inproc.h"
+#include "tr2_time.h"
 
 void tr2_sid_host_hash(const char *host, char *buf, size_t size)
 {
@@ -37,14 +37,20 @@ void tr2_sid_host(char *buf, size_t size)
 size_t tr2_sid_format(char *buf, size_t size, const char *parent, int64_t real_us,
 		      const char *host, uint32_t pid)
 {
-	time_t secs = (time_t)(real_us / 1000000);
-	struct tm tm = { 0 };
-	int n;
+	/* the EVENT format's "time", "YYYY-MM-DDTHH:MM:SS.uuuuuuZ", without
+	 * its '-' and ':' (the formatter's arithmetic: gmtime_r would load the
+	 * time zone's rules, a file and memory the sid does not need) */
+	char iso[64], when[64];
+	struct tr2_buf b = { iso, 0, sizeof(iso) };
+	size_t n = 0;
+	int len;
 
-	gmtime_r(&secs, &tm);
-	n = snprintf(buf, size, "%s%s%04d%02d%02dT%02d%02d%02d.%06ldZ-%s-P%08" PRIx32,
-		     parent && *parent ? parent : "", parent && *parent ? "/" : "",
-		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		     (long)(real_us % 1000000), host, pid);
-	return n < 0 ? 0 : (size_t)n;
+	tr2_time_add_utc(&b, real_us);
+	for (size_t i = 0; i < b.len && n < sizeof(when) - 1; i++)
+		if (iso[i] != '-' && iso[i] != ':')
+			when[n++] = iso[i];
+	when[n] = '\0';
+	len = snprintf(buf, size, "%s%s%s-%s-P%08" PRIx32, parent && *parent ? parent : "",
+		       parent && *parent ? "/" : "", when, host, pid);
+	return len < 0 ? 0 : (size_t)len;
 }
