@@ -71,8 +71,8 @@ struct thread {
  * region, data and printf events in its destination's buffer, whole, and
  * writes them with one write(2) (O_APPEND: no other writer's line gets
  * inside it) -- a write costs more here than git's whole event (bench/
- * inproc.sh).  The batch goes out at BATCH_BYTES (under PIPE_BUF), once its
- * first line is BATCH_NS old (checked at each event), with every other
+ * inproc.sh).  The batch goes out at BATCH_BYTES (a dozen lines or more),
+ * once its first line is BATCH_NS old (checked at each event), with every other
  * event (start, exit, error, child_*, exec, thread_*, ... atexit, signal)
  * and before fork(); a child forked without exec writes each line at once.
  * What a crash can lose: the batch, those lines of region, data and printf
@@ -114,6 +114,7 @@ static struct {
 	struct metric *metrics, **metrics_tail;
 	pthread_key_t key;            /* its destructor: a thread that ends without
 					 trace2_thread_exit() */
+	bool have_key;
 } proc = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The calling thread's state, NULL until its first event. */
@@ -304,7 +305,8 @@ static struct thread *thread_self(uint64_t now)
 	name_thread(t);
 	t->start_ns = strcmp(t->name, "main") ? now : proc.start_ns;
 	self = t;
-	pthread_setspecific(proc.key, t);
+	if (proc.have_key)
+		pthread_setspecific(proc.key, t);
 	return t;
 }
 
@@ -742,7 +744,8 @@ static void call_event(struct thread *t, const struct tr2_call *c, uint64_t now)
 		set_open(0);
 	} else if (c->probe == TRACE2__P_thread_exit) {
 		/* git forgets the thread: a later event starts afresh */
-		pthread_setspecific(proc.key, NULL);
+		if (proc.have_key)
+			pthread_setspecific(proc.key, NULL);
 		self = NULL;
 		free_thread(t);
 	}
@@ -819,15 +822,21 @@ static void after_fork(void)
 	}
 }
 
-/* A child forked without exec writes each line at once: it may well leave
- * by _exit(), which would lose a batch. */
-static void after_fork_child(void)
+/* Every target writes each line at once from now on. */
+static void stop_batching(void)
 {
 	for (int i = 0; i < proc.ntargets; i++)
 		if (proc.targets[i].batch) {
 			tr2_dst_set_buffered(proc.targets[i].t.dst, false);
 			proc.targets[i].batch = false;
 		}
+}
+
+/* A child forked without exec writes each line at once: it may well leave
+ * by _exit(), which would lose a batch. */
+static void after_fork_child(void)
+{
+	stop_batching();
 	after_fork();
 }
 
@@ -910,14 +919,15 @@ static void open_target(const char *var, const char *brief_var, const struct tr2
 			own = strrchr(proc.sid, '/');
 			own = own ? own + 1 : proc.sid;
 			git_warning("trace2: could not open '%s%s%s' for '%s' tracing: %s", value,
-			     dir && value[strlen(value) - 1] != '/' ? "/" : "", dir ? own : "", var, strerror(e));
+				    dir && value[strlen(value) - 1] != '/' ? "/" : "", dir ? own : "", var,
+				    strerror(e));
 		}
 		break;
 	case TR2_SYSENV_AF_UNIX:
 		d = tr2_dst_open(value, NULL, 0);
 		if (!d && proc.debug)
-			git_warning("trace2: could not connect to socket '%s' for '%s' tracing: %s", socket_path, var,
-			     strerror(errno));
+			git_warning("trace2: could not connect to socket '%s' for '%s' tracing: %s",
+				    socket_path, var, strerror(errno));
 		break;
 	}
 	if (!d)
@@ -972,8 +982,12 @@ int tr2_inproc_init(void)
 	proc.parent_name = getenv("GIT_TRACE2_PARENT_NAME");
 	if (proc.parent_name)
 		proc.parent_name = xstrdup(proc.parent_name);
-	if (pthread_key_create(&proc.key, thread_gone) || pthread_atfork(before_fork, after_fork, after_fork_child))
-		abort();
+	/* Without the key, a thread that ends without trace2_thread_exit()
+	 * takes its sums and its memory with it; without the fork handlers,
+	 * a child could write its parent's batch again: no batches then. */
+	proc.have_key = !pthread_key_create(&proc.key, thread_gone);
+	if (pthread_atfork(before_fork, after_fork, after_fork_child))
+		stop_batching();
 	set_open(1);
 	return proc.ntargets;
 }
