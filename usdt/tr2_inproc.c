@@ -71,10 +71,11 @@ struct thread {
  * region, data and printf events in its destination's buffer, whole, and
  * writes them with one write(2) (O_APPEND: no other writer's line gets
  * inside it) -- a write costs more here than git's whole event (bench/
- * inproc.sh).  The batch goes out at BATCH_BYTES (a dozen lines or more),
- * once its first line is BATCH_NS old (checked at each event), with every other
- * event (start, exit, error, child_*, exec, thread_*, ... atexit, signal)
- * and before fork(); a child forked without exec writes each line at once.
+ * inproc.sh).  The batch goes out at BATCH_BYTES (a dozen lines or
+ * more), once its first line is BATCH_NS old (checked at each event), with
+ * every other event (start, exit, error, child_*, exec, thread_*, ...
+ * atexit, signal) and before fork(); a child forked without exec writes
+ * each line at once.
  * What a crash can lose: the batch, those lines of region, data and printf
  * events since the last write, when the process ends without its atexit or
  * signal event (SIGKILL, SIGSEGV, _exit(), an exec*() not announced by
