@@ -124,12 +124,18 @@ static __thread struct thread *self __attribute__((tls_model("initial-exec")));
  * must not wait for the mutex this thread may hold, or touch the state it
  * is changing (see tr2_inproc_call). */
 static __thread int busy __attribute__((tls_model("initial-exec")));
-/* A "signal" event deferred by a handler that interrupted this thread
- * inside tr2_inproc_call; deferred_signo is set last (0: none). */
-static __thread const char *volatile deferred_file __attribute__((tls_model("initial-exec")));
-static __thread volatile int deferred_line __attribute__((tls_model("initial-exec")));
-static __thread volatile uint64_t deferred_ns __attribute__((tls_model("initial-exec")));
-static __thread volatile int deferred_signo __attribute__((tls_model("initial-exec")));
+/* The "signal" events deferred by handlers that interrupted this thread
+ * inside tr2_inproc_call, deferred_n of them (a handler fills its entry,
+ * then counts it). */
+#define DEFERRED_MAX 8
+struct deferred {
+	const char *file;
+	int line;
+	int signo;
+	uint64_t ns;
+};
+static __thread struct deferred deferred[DEFERRED_MAX] __attribute__((tls_model("initial-exec")));
+static __thread unsigned deferred_n __attribute__((tls_model("initial-exec")));
 /* before_fork took the mutex (after_fork_* give it back). */
 static __thread int fork_locked __attribute__((tls_model("initial-exec")));
 
@@ -752,15 +758,29 @@ static void call_event(struct thread *t, const struct tr2_call *c, uint64_t now)
 	}
 }
 
-/* Writes the signal event a handler deferred (see tr2_inproc_call). */
+/* Writes the signal events handlers deferred (see tr2_inproc_call), the
+ * ones a handler adds meanwhile too. */
 static void drain_deferred(void)
 {
-	while (deferred_signo) {
-		struct tr2_call d = { .probe = TRACE2__P_signal, .file = deferred_file,
-				      .line = deferred_line, .code = deferred_signo };
-		uint64_t at = deferred_ns;
+	unsigned done = 0;
 
-		deferred_signo = 0;
+	for (;;) {
+		unsigned n = __atomic_load_n(&deferred_n, __ATOMIC_SEQ_CST);
+		struct tr2_call d = { .probe = TRACE2__P_signal };
+		uint64_t at;
+
+		if (done == n) {
+			/* all written: empty the list, unless one came since */
+			if (__atomic_compare_exchange_n(&deferred_n, &n, 0, false, __ATOMIC_SEQ_CST,
+							__ATOMIC_SEQ_CST))
+				return;
+			continue;
+		}
+		d.file = deferred[done].file;
+		d.line = deferred[done].line;
+		d.code = deferred[done].signo;
+		at = deferred[done].ns;
+		done++;
 		call_event(thread_self(at), &d, at);
 	}
 }
@@ -773,14 +793,15 @@ void tr2_inproc_call(const struct tr2_call *c)
 		/* A signal handler's call on a thread inside this file: it
 		 * waits for the interrupted call (whose mutex or state it would
 		 * meet half-done) and is written right after it, at its own
-		 * time; other calls from handlers are dropped.  If the handler
-		 * ends the process (a fatal signal's default action), the event
-		 * is lost, with the lines still in a batch. */
-		if (c->probe == TRACE2__P_signal && !deferred_signo) {
-			deferred_file = c->file;
-			deferred_line = c->line;
-			deferred_ns = now;
-			deferred_signo = c->code;
+		 * time (up to DEFERRED_MAX of them); other calls from handlers
+		 * are dropped.  If the handler ends the process (a fatal
+		 * signal's default action), the event is lost, with the lines
+		 * still in a batch. */
+		unsigned n = __atomic_load_n(&deferred_n, __ATOMIC_SEQ_CST);
+
+		if (c->probe == TRACE2__P_signal && n < DEFERRED_MAX) {
+			deferred[n] = (struct deferred){ c->file, c->line, c->code, now };
+			__atomic_store_n(&deferred_n, n + 1, __ATOMIC_SEQ_CST);
 		}
 		return;
 	}

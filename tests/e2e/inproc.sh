@@ -293,13 +293,13 @@ masked perf "$T/u/sig.p" > "$T/sig.m" && same "SIGTERM: the batched region line,
 
 # SIGTERM handled by the program, 2000 times, landing anywhere in a loop of
 # regions (inside the runtime's own write too): no deadlock, no broken
-# line, and the signal events of the handled signals (one of two that land
-# in the same event may go: the runtime defers one per thread).
+# line, and the signal events of the handled signals (the runtime defers up
+# to 8 a thread while it is inside; allowed: one in 100 lost to a busy VM).
 out=$(U GIT_TRACE2_PERF="$T/u/sigs.p" timeout 60 $P/tr2_inproc signals 2000)
 expect_eq "2000 handled SIGTERMs amid regions: the program ends" "0 handled" "$? ${out%%=*}"
 handled=${out#handled=}
 signals=$(grep -c '| signal       |' "$T/u/sigs.p")
-expect_eq "2000 handled SIGTERMs: a signal event for each (at most one in 100 lost)" 1 \
+expect_eq "2000 handled SIGTERMs: a signal event for each (those that land inside the runtime follow its call)" 1 \
 	"$(awk -v s="$signals" -v h="$handled" 'BEGIN { print (s <= h && s >= h * 0.99) ? 1 : s " of " h }')"
 expect_eq "2000 handled SIGTERMs: every line whole" 0 \
 	"$(grep -cvE '^[0-9:.]{15} [a-z0-9/_.]+:[0-9]+ +[|] d0 [|] main +[|] [a-z_]+ +[|] +[|] [ 0-9.]{9} [|] [ 0-9.]{9} [|] [a-z ]{12} [|] ([.]*(label:busy|signo:15|code:0)|inproc-1.0|[^ ]*tr2_inproc signals 2000)$' "$T/u/sigs.p")"
