@@ -25,21 +25,23 @@ B=$TMP/tr2bench
 ${CC:-cc} -O2 -g -D_GNU_SOURCE -Iusdt -Ibench -pthread -o "$B" bench/tr2bench.c bench/inproc_init.c \
 	"$BUILD/libtr2.a"
 if [ "$(nproc)" -ge 2 ]; then CPU=1; else CPU=0; fi
+# each configuration sets its own variables, and only those
+for v in $(env | sed -n 's/^\(GIT_TRACE2[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 
 field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<< "$2"; }
 # run NAME: one timed run of configuration NAME; prints its loop ns
 run() {
 	rm -f "$TMP/out"
 	case $1 in
-	empty) env -u GIT_TRACE2 -u GIT_TRACE2_PERF -u GIT_TRACE2_EVENT taskset -c $CPU "$B" empty $ITERS ;;
-	git) env -u GIT_TRACE2 -u GIT_TRACE2_PERF -u GIT_TRACE2_EVENT taskset -c $CPU "$B" -o "$TMP/out" write $ITERS ;;
+	empty) taskset -c $CPU "$B" empty $ITERS ;;
+	git) taskset -c $CPU "$B" -o "$TMP/out" write $ITERS ;;
 	perf) GIT_TRACE2_PERF=$TMP/out taskset -c $CPU "$B" region $ITERS ;;
 	perf_fd) GIT_TRACE2_PERF=3 taskset -c $CPU "$B" region $ITERS 3>> "$TMP/out" ;;
 	event) GIT_TRACE2_EVENT=$TMP/out taskset -c $CPU "$B" region $ITERS ;;
 	normal) GIT_TRACE2=$TMP/out taskset -c $CPU "$B" region $ITERS ;;
 	all3) GIT_TRACE2=$TMP/out.n GIT_TRACE2_PERF=$TMP/out.p GIT_TRACE2_EVENT=$TMP/out.e \
 		taskset -c $CPU "$B" region $ITERS ;;
-	none) env -u GIT_TRACE2 -u GIT_TRACE2_PERF -u GIT_TRACE2_EVENT taskset -c $CPU "$B" region $ITERS ;;
+	none) taskset -c $CPU "$B" region $ITERS ;;
 	esac | { read -r line; field ns "$line"; }
 	rm -f "$TMP"/out*
 }
