@@ -166,8 +166,8 @@ fi
 # --- 4. none set: nothing opened, allocated or set --------------------------
 NOTHING="begin
 end
-on=0 heap=0 fds= parent_sid=(unset)"
-expect_eq "no variable set: on stays 0, no allocation, no descriptor, no GIT_TRACE2_PARENT_SID" "$NOTHING" \
+inproc=0 heap=0 fds= parent_sid=(unset)"
+expect_eq "no variable set: the runtime's byte of trace2__state.on stays 0, no allocation, no descriptor, no GIT_TRACE2_PARENT_SID" "$NOTHING" \
 	"$(U $P/tr2_inproc state)"
 expect_eq "only GIT_TRACE2_PARENT_SID and a BRIEF set: the same, the parent sid left as it was" \
 	"${NOTHING%(unset)}x" "$(U GIT_TRACE2_PARENT_SID=x GIT_TRACE2_BRIEF=1 $P/tr2_inproc state)"
@@ -197,7 +197,7 @@ value_case() {
 	U "$1=$2" "${dbg[@]}" $P/tr2_inproc state 2> "$T/our.err" > "$T/our.out" 7>&-
 	expect_eq "$name: git's stderr, line for line" "$(sed -E "s/$SIDRE/SID/g" "$T/git.err")" \
 		"$(sed -E "s/$SIDRE/SID/g" "$T/our.err")"
-	expect_eq "$name: no target opens" "on=0 fds= parent_sid=(unset)" "$(tail -1 "$T/our.out" | sed 's/ heap=[0-9]*//')"
+	expect_eq "$name: no target opens" "inproc=0 fds= parent_sid=(unset)" "$(tail -1 "$T/our.out" | sed 's/ heap=[0-9]*//')"
 }
 mkdir -m 755 "$T/closed"
 for value in 10 rel/x ./x "af_unix:" "af_unix:stream:" "af_unix:rel" "af_unix:/nonexistent/sock" \

@@ -6,7 +6,10 @@
  *                             emits a region before trace2_initialize() (never
  *                             written) and a few events after it, writes
  *                             "end\n", then prints what the runtime changed:
- *                               on=<trace2__state.on, hex> heap=<bytes
+ *                               inproc=<byte 2 of trace2__state.on, the
+ *                               runtime's own (bytes 0-1 are the kernel's:
+ *                               any tracer on the host may raise them)>
+ *                               heap=<bytes
  *                               allocated meanwhile> fds=<descriptors opened
  *                               since main()> parent_sid=<GIT_TRACE2_PARENT_SID
  *                               or (unset)>
@@ -81,7 +84,7 @@ static int state(char **argv)
 	say("end\n");
 
 	open_fds(fds, sizeof(fds), inherited);
-	printf("on=%#x heap=%zd fds=%.*s parent_sid=%s\n", (unsigned)trace2__state.on,
+	printf("inproc=%u heap=%zd fds=%.*s parent_sid=%s\n", (unsigned)(trace2__state.on >> 16 & 0xff),
 	       (ssize_t)(after - before), *fds ? (int)strlen(fds) - 2 : 0, fds + !!*fds,
 	       getenv("GIT_TRACE2_PARENT_SID") ? getenv("GIT_TRACE2_PARENT_SID") : "(unset)");
 	return 0;
