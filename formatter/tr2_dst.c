@@ -51,6 +51,7 @@ struct tr2_dst {
 	bool own_fd;        /* close fd in tr2_dst_close */
 	bool use_send;      /* a socket: send(MSG_NOSIGNAL) */
 	bool reported;      /* a failure was written to stderr */
+	bool quiet;         /* failures are not written to stderr (tr2_dst_set_quiet) */
 	bool failed;        /* a write failed: later lines are dropped */
 
 	/* DST_FD, DST_FILE with buffering on: whole lines waiting for
@@ -119,7 +120,7 @@ static struct tr2_dst *new_dst(enum dst_kind kind, const char *name, int fd, boo
  * '<what>': <why>"; the rest are counted by the callers. */
 static void report_why(struct tr2_dst *d, const char *verb, const char *what, const char *why)
 {
-	if (d->reported)
+	if (d->reported || d->quiet)
 		return;
 	d->reported = true;
 	fprintf(stderr, "tr2: cannot %s '%s': %s\n", verb, what, why);
@@ -260,6 +261,11 @@ struct tr2_dst *tr2_dst_open(const char *value, char *err, size_t errlen)
 		"invalid destination '%s': want a file descriptor 2-9, an absolute path, "
 		"or af_unix:[stream:|dgram:]/absolute/path", value);
 	return NULL;
+}
+
+void tr2_dst_set_quiet(struct tr2_dst *d, bool quiet)
+{
+	d->quiet = quiet;
 }
 
 void tr2_dst_set_max_files(struct tr2_dst *d, int max_files)

@@ -90,6 +90,13 @@ struct tr2_dst *tr2_dst_open(const char *value, char *err, size_t errlen);
 int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t len);
 
 /*
+ * Quiet: failures are not reported on stderr, only returned (-1).  For
+ * libtr2's in-process targets, which write nothing of their own on the
+ * program's stderr, as git's targets do (but with GIT_TRACE2_DST_DEBUG).
+ */
+void tr2_dst_set_quiet(struct tr2_dst *d, bool quiet);
+
+/*
  * Directory destinations: caps the number of directory entries, git's
  * trace2.maxFiles / GIT_TRACE2_MAX_FILES semantics; 0 (the default) means no
  * cap, and other destinations ignore it.  When a new process arrives:

@@ -43,7 +43,8 @@ void tr2_json_add_string(struct tr2_buf *b, const char *s);
  * DBL_MAX (1e309) or whose exponent has more than 19 digits; \u escapes of
  * unpaired surrogates ("\ud800").  Thread-safe: each thread has its own
  * parser, kept (and grown to the longest text seen) until the thread exits;
- * aborts only if memory runs out.
+ * aborts only if memory runs out.  In libtr2 (the in-process targets),
+ * usdt/tr2_json_check.c gives the same answers without simdjson.
  */
 bool tr2_json_is_valid(const char *text);
 

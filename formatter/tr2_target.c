@@ -46,18 +46,6 @@ int tr2_target_emit(struct tr2_target *t, const struct tr2_ev *ev)
 	return rc;
 }
 
-const struct tr2_tgt *tr2_tgt_of(enum tr2_format fmt)
-{
-	switch (fmt) {
-	case TR2_FMT_NORMAL: return &tr2_tgt_normal;
-	case TR2_FMT_PERF: return &tr2_tgt_perf;
-	case TR2_FMT_EVENT: return &tr2_tgt_event;
-	case TR2_FMT_CHROME: return &tr2_tgt_chrome;
-	case TR2_FMT_FOLDED: return &tr2_tgt_folded;
-	}
-	return NULL;
-}
-
 void tr2_target_init(struct tr2_target *t, const struct tr2_tgt *tgt,
 		     const struct tr2_tgt_opts *opts, struct tr2_dst *dst)
 {

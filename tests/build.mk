@@ -23,6 +23,12 @@ test-loader: $(LOADER_TESTS)
 test-e2e: all
 	tests/e2e/run.sh
 
+# The in-process targets (GIT_TRACE2*), as an unprivileged user; the parts
+# that compare with tr2-bpf need root and BPF, and skip without.
+.PHONY: test-inproc
+test-inproc: all ; tests/e2e/inproc.sh
+TESTS += test-inproc
+
 test-reliability: all ; tests/e2e/reliability.sh
 
 test-shapes: all ; tests/e2e/shapes.sh

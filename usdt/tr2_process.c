@@ -74,6 +74,7 @@ int trace2__initialize(void)
 	/* Once: a second round would chain our handler to itself. */
 	if (__atomic_exchange_n(&initialized, 1, __ATOMIC_ACQ_REL))
 		return 0;
+	tr2_inproc_init();
 	atexit(emit_atexit);
 	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
 		install_signal_handler(fatal_signals[i]);

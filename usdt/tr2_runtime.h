@@ -35,6 +35,12 @@ static inline int tr2_inproc_on(void)
 /* Writes the event of call c to every in-process target (tr2_inproc.c). */
 void tr2_inproc_call(const struct tr2_call *c);
 
+/* Reads git's GIT_TRACE2* variables and opens the targets they name (once,
+ * from trace2_initialize()); returns how many opened.  None: nothing is
+ * opened, allocated or set.  Else the sid is made and exported in
+ * GIT_TRACE2_PARENT_SID, and tr2_inproc_on() becomes true. */
+int tr2_inproc_init(void);
+
 /* The "atexit" and "signal" events, for tr2_process.c's handlers at file
  * and line: fire the probe and write to the in-process targets. */
 void tr2_emit_atexit(const char *file, int line, int code);

@@ -272,7 +272,11 @@ static inline const char *trace2__nonnull(const char *value)
  * Emits "version" with exe = TRACE2_EXE_VERSION (default "unknown").
  * Always (the one call that makes system calls while nobody listens, once
  * per process): reads git's GIT_TRACE2* variables and opens the in-process
- * targets they name (trace2(3)); registers an atexit handler that emits
+ * targets they name (trace2(3), IN-PROCESS TARGETS: GIT_TRACE2,
+ * GIT_TRACE2_PERF, GIT_TRACE2_EVENT with git's values, their options, and
+ * GIT_TRACE2_PARENT_SID, which it sets for children when a target opens;
+ * none set: nothing is opened, allocated or set; a value git does not know:
+ * git's one-line warning on stderr); registers an atexit handler that emits
  * "atexit" with the code stored by trace2_cmd_exit() (0 if never called),
  * and, for SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE unless ignored, a
  * handler that emits "signal" with the signal number, then calls the handler

@@ -37,6 +37,15 @@ $(TEST_PROGS_DIR)/tr2_stress: tests/progs/tr2_stress.c $(BUILD)/libtr2.a usdt/tr
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
 
+# tr2_inproc: the in-process targets' own cases (tests/e2e/inproc.sh): what
+# trace2_initialize() changes, a child that is git, fork, signals.
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_inproc
+ALL += $(TEST_PROGS_DIR)/tr2_inproc
+
+$(TEST_PROGS_DIR)/tr2_inproc: tests/progs/tr2_inproc.c $(BUILD)/libtr2.a usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
+
 # tr2_shapes: process trees, dlopen/dlclose cycles, thread churn, many
 # timers (tests/e2e/shapes.sh, bench/run.sh's workload shapes), with the
 # plugin it dlopens.  Dynamic libtr2.so, as an installed program would be.
