@@ -12,10 +12,11 @@ met() { awk "BEGIN { exit !($1) }" && echo "met" || echo "**not met**"; }
 why() { awk "BEGIN { exit !($1) }" || echo "$2"; }   # why CONDITION REASON: REASON unless met
 word() { echo "$2" | awk -v n="$1" '{ print $n }'; }   # word N "LINE"
 
-# wait_for TEXT FILE: until FILE holds TEXT (10 s at most).
+# wait_for TEXT FILE [SECONDS]: until FILE holds TEXT (10 s at most, or
+# SECONDS).
 wait_for() {
 	local i
-	for ((i = 0; i < 1000; i++)); do grep -q "$1" "$2" 2>/dev/null && return 0; sleep 0.01; done
+	for ((i = 0; i < ${3:-10} * 100; i++)); do grep -q "$1" "$2" 2>/dev/null && return 0; sleep 0.01; done
 	return 1
 }
 

@@ -45,19 +45,19 @@ traced() {
 # traced_pid BPF ARGS...: tr2-bpf -p attached while tr2_shapes --wait-stdin
 # waits; BPF empty: not attached at all.
 traced_pid() {
-	local bpf=$1 prog tracer i; shift
-	rm -f "$TMP/fifo"; mkfifo "$TMP/fifo"
+	local bpf=$1 prog tracer; shift
+	rm -f "$TMP/fifo" "$TMP/out" "$TMP/err"; mkfifo "$TMP/fifo"
 	exec 7<>"$TMP/fifo"
 	$SHAPES --wait-stdin "$@" <&7 > "$TMP/out" &
 	prog=$!
-	for ((i = 0; i < 500; i++)); do grep -q waiting "$TMP/out" && break; sleep 0.01; done
+	wait_for waiting "$TMP/out" 5
 	if [ -n "$bpf" ]; then
 		$bpf --perf="$TMP/trace.perf" -p $prog 2> "$TMP/err" &
 		tracer=$!
-		for ((i = 0; i < 2000; i++)); do grep -q "tracing process" "$TMP/err" && break; sleep 0.01; done
+		wait_for "tracing process" "$TMP/err" 20
 	fi
 	echo go >&7
-	for ((i = 0; i < 60000; i++)); do grep -q '^done' "$TMP/out" && break; sleep 0.01; done
+	wait_for '^done' "$TMP/out" 600
 	echo go >&7
 	exec 7>&-
 	wait $prog
@@ -163,25 +163,25 @@ XPW=$(calc %.0f "(${xw[t1000]} - ${xw[u1000]}) / $EXEC_N / 1000") XPC=$(calc %.0
 # -v says it keeps, before and after 100 000 threads (-p) and 10 000
 # processes (-- CMD) came and went.
 long_attach() { # NAME -p|cmd ARGS...
-	local name=$1 mode=$2 prog tracer i; shift 2
-	rm -f "$TMP/fifo"; mkfifo "$TMP/fifo"
+	local name=$1 mode=$2 prog tracer; shift 2
+	rm -f "$TMP/fifo" "$TMP/out"; mkfifo "$TMP/fifo"
 	exec 7<>"$TMP/fifo"
 	if [ "$mode" = -p ]; then
 		$SHAPES --wait-stdin "$@" <&7 > "$TMP/out" &
 		prog=$!
-		for ((i = 0; i < 500; i++)); do grep -q waiting "$TMP/out" && break; sleep 0.01; done
+		wait_for waiting "$TMP/out" 5
 		"$BPF" -v --perf=/dev/null -p $prog 2> "$TMP/$name.err" &
 		tracer=$!
-		for ((i = 0; i < 2000; i++)); do grep -q "tracing process" "$TMP/$name.err" && break; sleep 0.01; done
+		wait_for "tracing process" "$TMP/$name.err" 20
 	else
 		"$BPF" -v --perf=/dev/null -- $SHAPES --wait-stdin "$@" <&7 > "$TMP/out" 2> "$TMP/$name.err" &
 		tracer=$!
-		for ((i = 0; i < 500; i++)); do grep -q waiting "$TMP/out" && break; sleep 0.01; done
+		wait_for waiting "$TMP/out" 5
 	fi
 	sleep 0.5
 	rss_before[$name]=$(rss $tracer) maps_before[$name]=$(map_entries $tracer)
 	echo go >&7
-	for ((i = 0; i < 60000; i++)); do grep -q '^done' "$TMP/out" && break; sleep 0.01; done
+	wait_for '^done' "$TMP/out" 600
 	sleep 0.5
 	rss_after[$name]=$(rss $tracer) maps_after[$name]=$(map_entries $tracer)
 	kill -INT $tracer
