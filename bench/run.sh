@@ -248,7 +248,8 @@ for r in $(seq "$ROUNDS"); do
 		[ "$name" = "${name%@paced}" ] || kind=paced
 		ev=$(field events "$line")
 		if [ -z "$ev" ]; then bad[$name]+=" a run failed"; reap_strays; continue; fi
-		cost[$name]+=" $(calc %.0f "($(field ns "$line") - ${base[$kind]}) / $ev")"
+		c=$(calc %.0f "($(field ns "$line") - ${base[$kind]}) / $ev")
+		cost[$name]+=" ${c/#-0/0}"
 		traced[$name]=$(( ${traced[$name]:-0} + $(field traced "$line") ))
 		case $name in
 		tr2bpf_timer|tr2bpf_catrej|tr2bpf_out*)   # no record sent: only losses to check
@@ -441,7 +442,6 @@ ratio_paced=$(calc %.2f "$(med tr2bpf@paced) / $(med empty1@paced)")
 ratio_paced5=$(calc %.2f "$(med tr2bpf@paced) / $(med empty5@paced)")
 ratio_sum=$(calc %.2f "$(med tr2bpf_sum) / $(med empty1)")
 ratio_cat=$(calc %.2f "$(med tr2bpf_catrej) / $(med empty1)")
-ratio_all=$(calc %.2f "$(med tr2bpf_all) / $(med empty1)")
 ratio_out=$(calc %.2f "$(med tr2bpf_out) / $(med empty1)")
 det_call=$(calc %.2f "($DET_REGION - $DET_EMPTY) / 2")
 tp_check=$([ "$((TP_N + TP_M))" = "$TP_PRODUCED" ] && echo "yes" || echo "**no** (N+M = $((TP_N + TP_M)))")
@@ -450,6 +450,9 @@ fmt_min=$(printf '%s\n' "${fmt_rate[@]}" | sort -g | head -1)
 EV=$((2 * ATTACHED_ITERS))
 row() { echo "| $1 | $2 | $(med "$3") | $(rng "$3") | $4 |"; }
 runs_traced() { echo "${traced[$1]:-0} of $ROUNDS"; }
+# The bystander's run times as ns per region pair: the median, each.
+per_pair_each() { local t; for t in "$@"; do calc %.4f "$t / $BYSTANDER_ITERS"; echo; done; }
+per_pair() { median $(per_pair_each "$@"); }
 minus() { case "$1$2" in *[!0-9.-]*|"") echo "?" ;; *) calc %.0f "$1 - $2" ;; esac; }
 
 {
@@ -582,10 +585,10 @@ and then beside the traced sibling, $ROUNDS rounds interleaved. The payload upro
 bystander too (tr2-bpf attaches it for every process that maps the runtime); the enable is
 CMD's tree's only.
 
-| bystander | ns per run (median) | range | speed against alone |
+| bystander | ns per region pair (median) | range | speed against alone |
 | --- | ---: | --- | ---: |
-| alone | $(median $BY_ALONE) | $(range $BY_ALONE) | 1.000 |
-| beside \`tr2-bpf -- tr2bench idle\` | $(median $BY_BESIDE) | $(range $BY_BESIDE) | $BY_SPEED |
+| alone | $(per_pair $BY_ALONE) | $(range $(per_pair_each $BY_ALONE)) | 1.000 |
+| beside \`tr2-bpf -- tr2bench idle\` | $(per_pair $BY_BESIDE) | $(range $(per_pair_each $BY_BESIDE)) | $BY_SPEED |
 
 The bystander's \`trace2__state.on\` was raised in $BY_TRACED of $ROUNDS runs beside the trace$( [ -z "$BY_BAD" ] || echo "; **$BY_BAD**").
 

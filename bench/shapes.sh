@@ -92,10 +92,11 @@ row() {
 	local r; r=$(ratio "$1")
 	echo "| $2 | $3 | $(secs "${u[$1]}") | $(secs "${t[$1]}") | ${r}x | ${4:+≤ $4x: $(met "$r <= $4")} |"
 }
-# goal KEY WHAT GOAL BEFORE WHY: a row of the goals table (WHY when not met).
+# goal KEY WHAT GOAL BEFORE ISSUE WHY: a row of the goals table (WHY when
+# not met).
 goal() {
 	local r; r=$(ratio "$1")
-	echo "| $2 ≤ $3x untraced | ${r}x (before: $4) | $(met "$r <= $3") | $(why "$r <= $3" "$5") |" >>"$GOALS"
+	echo "| $2 ≤ $3x untraced ($5) | ${r}x (before: $4) | $(met "$r <= $3") | $(why "$r <= $3" "$6") |" >>"$GOALS"
 }
 # per KEY COUNT: µs each of COUNT units costs traced, minus untraced.
 per() { calc %.0f "(${t[$1]} - ${u[$1]}) / $2 / 1000"; }
@@ -198,8 +199,8 @@ long_attach threads -p threads 100000 noexit
 long_attach procs cmd spawn 10000 /bin/true
 
 why_dl="+$(per dlopen-cmd 3000) µs a cycle under \`-- CMD\`, +$(per dlopen-pid 3000) µs under \`-p\`; the plugin without probes +$(per dlopen-plain 3000) µs: the loader hook (\`_dl_debug_state\`, 4 hits a cycle) and the eBPF side's look at the mappings"
-goal dlopen-cmd "3 000 dlopen/dlclose cycles of an instrumented plugin under \`-- CMD\` (issue 16)" 1.2 1.39x "$why_dl"
-goal dlopen-pid "the same under \`-p\` (issue 16)" 1.2 1.76x "$why_dl"
+goal dlopen-cmd "3 000 dlopen/dlclose cycles of an instrumented plugin under \`-- CMD\`" 1.2 1.39x "issue 16" "$why_dl"
+goal dlopen-pid "the same under \`-p\`" 1.2 1.76x "issue 16" "$why_dl"
 
 per_thread() { calc %.1f "($2 - $1) / $3 / 1000"; }   # µs a thread costs, traced minus untraced
 cat <<EOF
