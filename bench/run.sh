@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh BUILD OUT.md: measures everything BENCHMARKS.md reports, in one
 # run on this machine, and writes OUT.md. Run by `make bench` (as root) once
-# the programs are built. Prints progress on stderr; takes about 10 minutes.
+# the programs are built. Prints progress on stderr; takes 7 to 10 minutes.
 #
 # Every per-event cost is producer-side: tr2bench times its own loop, with and
 # without a tracer, and the difference divided by the events is the price the
@@ -37,8 +37,10 @@ done
 
 TMP=$(mktemp -d /tmp/tr2bench.XXXXXX)
 SESSIOND_PID= SPINNER=
-# Snapshots, so that every row measures the same binaries even if the build
-# tree changes meanwhile.
+# The tree measured, as it is now (this run rewrites OUT, a tracked file,
+# at the end); and snapshots, so that every row measures the same binaries
+# even if the build tree changes meanwhile.
+TREE="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo " with local changes")"
 mkdir "$TMP/bin"
 cp "$BUILD"/bench/tr2bench "$BUILD"/bench/bpf-attach "$BUILD"/bench/*.bpf.o \
    "$BUILD"/tr2-bpf "$BUILD"/tr2-fmt "$TMP/bin/"
@@ -471,7 +473,7 @@ cycles, threads, \`tr2-bpf -a\` on a host). Every figure below comes from one ru
 - kernel: $(uname -r) ($(grep -q ' arch_uprobe_optimize$' /proc/kallsyms && echo "has arch_uprobe_optimize: a uprobe on a 5-byte nop becomes a call" || echo "no arch_uprobe_optimize: a uprobe on a 5-byte nop is single-stepped"))
 - CPU: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), nproc $(nproc)$(grep -q hypervisor /proc/cpuinfo && echo " (a VM: figures move by tens of percent from run to run)")
 - load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)$( [ "$OTHERS" = 0 ] || echo "; $OTHERS runs meant to be untraced had tr2:enable raised by a tr2-bpf not of this run")
-- tree: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo " with local changes")
+- tree: $TREE
 
 How to run: \`make bench\` (root; the packages of \`scripts/install-deps.sh --bench\`). It
 builds \`build/bench/\` and rewrites this file. The pieces: \`bench/tr2bench.c\` (the loops),
