@@ -232,7 +232,10 @@ hook's, which the plugin without probes pays alike. Issue 16 quotes 2.0x under \
 and 4.5x under \`-p\` for these cycles on the previous design; the "before" column is the
 previous BENCHMARKS.md's run. Two rows of the previous table are gone: \`--probe-nop=5\` (3.68x on the
 dlopen cycles before) is refused on this kernel, and \`--probe-nop=1\` (1.34x on the 300
-children) is now the default, which the rows above measure.
+children) is now the default, which the rows above measure. So is the previous section's
+comparison with a tr2-bpf from before the workload-shapes work, run in the same run from
+another build (\`TR2_BEFORE\`): no such build is kept, and the design it measured is two
+designs back.
 
 A thread costs $(per_thread "${u[threads-5k]}" "${t[threads-5k]}" 5000) µs more traced at 5 000 threads and
 $(per_thread "${u[threads-20k]}" "${t[threads-20k]}" 20000) µs at 20 000: linear in the thread count when the two agree.
