@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench/lib.sh: what bench/run.sh, bench/shapes.sh and bench/host.sh share;
 # sourced, never run.  say prints progress on stderr, after SAY (the
 # script's name) and the seconds since START.
