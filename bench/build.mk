@@ -5,9 +5,11 @@
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_SITES := $(foreach v,none tr2 nop1 lttng,$(BENCH_DIR)/sites-$(v).o)
-BENCH_PROTOS := $(foreach v,hdr tr2 intern,$(BENCH_DIR)/proto-$(v).bpf.o $(BENCH_DIR)/proto-$(v)-lazy.bpf.o)
+BENCH_PROTOS := $(foreach v,args hdr tr2 intern,$(BENCH_DIR)/proto-$(v).bpf.o $(BENCH_DIR)/proto-$(v)-lazy.bpf.o)
+# Programs with this many trace2 call sites, for the exec rows (section 7).
+BENCH_CALLS := $(foreach n,1000 15,$(BENCH_DIR)/calls-$(n))
 BENCH_PROGS := $(BENCH_DIR)/tr2bench $(BENCH_DIR)/bpf-attach $(BENCH_DIR)/empty.bpf.o \
-	      $(BENCH_PROTOS) $(BENCH_SITES)
+	      $(BENCH_PROTOS) $(BENCH_SITES) $(BENCH_CALLS)
 BENCH_CFLAGS := $(CPPFLAGS) -Ibench $(CFLAGS)
 
 $(BENCH_DIR)/tr2bench: bench/tr2bench.c bench/nop1.c bench/lttng_loop.c bench/lttng_tp.c \
@@ -19,6 +21,15 @@ $(BENCH_DIR)/tr2bench: bench/tr2bench.c bench/nop1.c bench/lttng_loop.c bench/lt
 $(BENCH_DIR)/sites-%.o: bench/sites.c bench/bench.h bench/nop1.h bench/lttng_tp.h usdt/trace2.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -DSITES_$(shell echo $* | tr a-z A-Z) -c -o $@ $<
+
+# calls-N: generated, and linked with libtr2.a as README's static example
+# (the program dynamically linked, the runtime inside it).
+$(BENCH_DIR)/calls-%.c: bench/gen_calls.sh
+	@mkdir -p $(@D)
+	bench/gen_calls.sh $* > $@.tmp && mv $@.tmp $@
+
+$(BENCH_DIR)/calls-%: $(BENCH_DIR)/calls-%.c $(BUILD)/libtr2.a usdt/trace2.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
 
 # The BPF objects bpf-attach loads: empty.bpf.o (the floor) and proto.bpf.c's
 # variants, proto-<variant>[-lazy].bpf.o (see proto.bpf.c).

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # bench/fmt.sh: section 5 of BENCHMARKS.md, tr2-fmt's EVENT lines converted
 # per second in each of its five formats.  bench/run.sh sources it (with
-# its TMP, T, B, TR2BPF, TR2FMT, TCPU, PCPU, FMT_LINES, say and calc); run
-# by itself, as root once `make bench` has built build/bench/, it prints the
-# section's table:
+# its TMP, T, B, TR2BPF, TR2FMT, TCPU, PCPU, FMT_LINES, and bench/lib.sh's
+# say and calc); run by itself, as root once `make bench` has built
+# build/bench/, it prints the section's table:
 #
 #   bench/fmt.sh [BUILD]
 #
@@ -20,8 +20,8 @@ if [ -z "${TR2FMT:-}" ]; then   # by itself
 	B=$BUILD/bench/tr2bench TR2BPF=$BUILD/tr2-bpf TR2FMT=$BUILD/tr2-fmt FMT_LINES=1000000
 	if [ "$(nproc)" -ge 2 ]; then PCPU=1 TCPU=0; else PCPU=0 TCPU=0; fi
 	T() { timeout -k 5 120 "$@"; }
-	say() { echo "$*" >&2; }
-	calc() { awk "BEGIN { printf \"$1\", $2 }"; }
+	# shellcheck source=bench/lib.sh
+	. "$(dirname "$0")/lib.sh"
 	FMT_ALONE=1
 fi
 

@@ -1,20 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
-/* proto.bpf.c: region_enter/leave programs that each do a part of what
- * bpf/tr2.bpf.c does, so that bench/run.sh can show where tr2-bpf's cost per
- * event goes and what a cheaper design would save. Compiled once per variant
- * (-DPROTO=...; bench/build.mk) and attached by bpf-attach, whose consumer
- * counts records and formats nothing.
+/* proto.bpf.c: programs for the runtime's tr2:event site that each do a
+ * part of what bpf/tr2.bpf.c does for a region event, so that bench/run.sh
+ * can show where tr2-bpf's cost per event goes and what a cheaper design
+ * would save. Compiled once per variant (-DPROTO=...; bench/build.mk) and
+ * attached by bpf-attach, whose consumer counts records and formats nothing.
+ * Each reads tr2:event's arguments with libbpf's BPF_USDT (bpf_usdt_arg()):
+ * the kind, the module number, then region_enter's and region_leave's own
+ * (usdt/tr2_probe.c).
  *
- *   p_args    the seven probe arguments read (libbpf's usdt.bpf.h), nothing else
+ *   p_args    the nine arguments up to msg read, nothing else
  *   p_hdr     a 48-byte header (pid, tid, time) reserved in the ring buffer
- *   p_tr2     tr2.bpf.c's path: traced-set lookup, task-storage lookup,
- *             file, category and label into a per-CPU scratch record,
- *             bpf_ringbuf_output()
+ *   p_tr2     tr2.bpf.c's path before it sent literals once: traced-set
+ *             lookup, task-storage lookup, file, category and label into a
+ *             per-CPU scratch record, bpf_ringbuf_output()
  *   p_intern  strings sent once per address (a hash of seen pointers);
  *             afterwards the record carries the three pointers only
  *
- * With -DLAZY=1 every program submits with BPF_RB_NO_WAKEUP unless the ring
- * is over a quarter full: the consumer is woken once per many records instead
+ * With -DLAZY=1 every program submits with BPF_RB_NO_WAKEUP unless over
+ * 1 MiB is waiting: the consumer is woken once per many records instead
  * of once per record, and finds the rest when its poll times out (10 ms).
  */
 #include "vmlinux.h"
@@ -202,15 +205,9 @@ static __always_inline int p_intern(ARGS)
 	return 0;
 }
 
-/* The variant, as the programs tr2_attach looks for: probe_<probe>. */
+/* The variant, as the program tr2_attach looks for: probe_event. */
 SEC("usdt")
-int BPF_USDT(probe_region_enter, ARGS)
-{
-	return PROTO(tls, file, line, repo, category, label, msg);
-}
-
-SEC("usdt")
-int BPF_USDT(probe_region_leave, ARGS)
+int BPF_USDT(probe_event, long kind, long mod, ARGS)
 {
 	return PROTO(tls, file, line, repo, category, label, msg);
 }

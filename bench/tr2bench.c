@@ -6,14 +6,17 @@
  *
  * Runs KIND's loop COUNT times (or for SECONDS) in each of THREADS threads,
  * pinned to CPU if given, and prints one line on stdout:
- *   KIND iterations=I events=E ns=T
+ *   KIND iterations=I events=E ns=T traced=R
  * T is the time of the loops alone (startup and exit excluded): with COUNT and
  * one thread, the CPU time of the thread (user and kernel, where the probes'
  * BPF programs run), so that other processes sharing the CPU do not count;
  * otherwise wall time. E is how
  * many probe hits (or LTTng events, or written lines) the loops make: I times
  * the calls per iteration. With no tracer attached the probes fire nothing;
- * E is then what a tracer would have received.
+ * E is then what a tracer would have received. R is 1 when tr2-bpf (or
+ * anything attached to tr2:enable) had this process's trace2__state.on
+ * raised at the end of the loops, else 0: a run meant to be untraced that
+ * says 1 was traced by someone else's tr2-bpf -a.
  *
  * -s SPIN (with COUNT): after each iteration, SPIN iterations of the empty
  * loop: events spaced out as in a real program, so that a tracer keeps up and
@@ -117,6 +120,17 @@ static __attribute__((noinline)) void loop_intmax(uint64_t n)
 	}
 }
 
+/* A process that is mostly idle: one region pair, then 10 ms asleep (the
+ * traced sibling of bench/run.sh's bystander row). */
+static __attribute__((noinline)) void loop_idle(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		trace2_region_enter(CAT, LABEL, 0);
+		trace2_region_leave(CAT, LABEL, 0);
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+	}
+}
+
 /* A git-like mix for the tr2-fmt input: a region holding data and a nested
  * region (nesting 2, which git's EVENT target still writes). */
 static __attribute__((noinline)) void loop_mix(uint64_t n)
@@ -166,8 +180,8 @@ static const struct kind {
 	int calls;          /* events per iteration */
 } kinds[] = {
 	{ "empty", loop_empty, 0 },
-	{ "region", loop_region, 2 },             /* trace2.h: 5-byte nop */
-	{ "region_nop1", loop_region_nop1, 2 },   /* <sys/sdt.h>: 1-byte nop */
+	{ "region", loop_region, 2 },             /* trace2.h: inline test, runtime call */
+	{ "region_nop1", loop_region_nop1, 2 },   /* stock <sys/sdt.h>: 1-byte nop inline */
 	{ "region_long", loop_region_long, 2 },   /* 200-byte category and label */
 	{ "region_runtime", loop_region_runtime, 2 }, /* CAT, LABEL built at run time */
 	{ "intmax", loop_intmax, 1 },
@@ -175,6 +189,7 @@ static const struct kind {
 	{ "lttng", loop_lttng, 2 },
 	{ "write", loop_write, 2 },
 	{ "mix", loop_mix, 6 },
+	{ "idle", loop_idle, 2 },                 /* a pair every 10 ms */
 };
 
 struct job {
@@ -205,10 +220,13 @@ static void *run(void *arg)
 		j->done = j->count;
 		return NULL;
 	}
-	/* Timed: chunks long enough that the clock read costs nothing. */
+	/* Timed: chunks long enough that the clock read costs nothing; idle's
+	 * one at a time, each a 10 ms sleep. */
+	uint64_t chunk = j->k->fn == loop_idle ? 1 : 4096;
+
 	while (now_ns() < j->end_ns) {
-		j->k->fn(4096);
-		j->done += 4096;
+		j->k->fn(chunk);
+		j->done += chunk;
 	}
 	return NULL;
 }
@@ -296,7 +314,8 @@ int main(int argc, char **argv)
 	}
 	if (!spin || !count)
 		ns = t1 - t0;
-	printf("%s iterations=%llu events=%llu ns=%llu\n", k->name, (unsigned long long)iters,
-	       (unsigned long long)(iters * k->calls), (unsigned long long)ns);
+	printf("%s iterations=%llu events=%llu ns=%llu traced=%d\n", k->name, (unsigned long long)iters,
+	       (unsigned long long)(iters * k->calls), (unsigned long long)ns,
+	       (trace2__state.on & 0xffff) != 0);
 	return 0;
 }
