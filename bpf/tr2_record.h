@@ -223,3 +223,9 @@ enum { TR2_AGG_LOST_FULL, TR2_AGG_LOST_DEEP, TR2_AGG_LOST__COUNT };
 /* A process is held (stopped for tr2-bpf to attach to a new object) at
  * most this long, ns: then the eBPF side or tr2-bpf's watchdog lets it go. */
 #define TR2_HOLD_MAX_NS 900000000ull
+
+/* The BPF cookie of a probed call of the dynamic loader's _dl_debug_state
+ * (dl_update): the distance in bytes from the call to _r_debug.r_state in
+ * its lower 32 bits (signed; 0: unknown), and this bit when the call
+ * follows a store of RT_ADD (glibc's <link.h>) to r_state. */
+#define TR2_DL_ADD_SITE (1ull << 32)

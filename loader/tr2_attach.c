@@ -29,6 +29,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <link.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -765,16 +766,20 @@ int tr2_attach_scan(struct tr2_attach *a, pid_t pid, int (*fn)(void *ctx, struct
 /* Where to probe the loader's hook (_dl_debug_state in ld_so): the file
  * offsets (offs) of the `call _dl_debug_state` instructions in its code,
  * found by a linear disassembly of its executable sections (capstone), or
- * else of the hook's own entry; and for each, the distance in memory from
- * it to _r_debug.r_state (to_state; 0 when ld_so has no _r_debug).  The
- * symbols come from its .dynsym; struct r_debug (<link.h>) is int
+ * else of the hook's own entry; and for each, its BPF cookie: in the lower
+ * 32 bits the distance in memory from it to _r_debug.r_state (0 when ld_so
+ * has no _r_debug), and TR2_DL_ADD_SITE when the call follows a store of
+ * RT_ADD to r_state.  A call that follows a store of RT_DELETE is left out:
+ * nothing to look for before or after an unmap (bpf/tr2.bpf.c, dl_update).
+ * The symbols come from its .dynsym; struct r_debug (<link.h>) is int
  * r_version; struct link_map *r_map; ElfW(Addr) r_brk; then r_state, at 24
  * on x86-64.  Returns how many places (1 or more; *calls set when they are
  * call sites), or -1 when ld_so has no hook. */
-static int find_dl_sites(const char *ld_so, unsigned long *offs, __u64 *to_state, int *calls)
+static int find_dl_sites(const char *ld_so, unsigned long *offs, __u64 *cookies, int *calls)
 {
 	int fd = open(ld_so, O_RDONLY | O_CLOEXEC), n = 0, entry_seen = 0;
 	GElf_Addr hook_va = 0, r_debug_va = 0, va_of[MAX_DL_SITES];
+	int state_of[MAX_DL_SITES];
 	Elf_Scn *scn = NULL;
 	Elf *elf;
 	csh cs;
@@ -826,17 +831,32 @@ static int find_dl_sites(const char *ld_so, unsigned long *offs, __u64 *to_state
 			size = data->d_size;
 			va = sh.sh_addr;
 			insn = cs_malloc(cs);
+			/* the value of the last `movl $imm, 24(%reg)` (r_state) among
+			 * the last 3 instructions, or -1 */
+			int stored = -1, age = 0;
+
 			while (cs_disasm_iter(cs, &code, &size, &va, insn)) {
 				int32_t rel;
 
 				if (insn->address == hook_va)
 					entry_seen = 1;
+				if (++age > 3)
+					stored = -1;
+				/* C7 40+r 18 imm32: movl $imm32, 0x18(%reg) */
+				if (insn->size == 7 && insn->bytes[0] == 0xc7 && (insn->bytes[1] & 0xf8) == 0x40 &&
+				    (insn->bytes[1] & 7) != 4 && insn->bytes[2] == 24) {
+					memcpy(&rel, insn->bytes + 3, 4);
+					stored = rel;
+					age = 0;
+				}
 				if (insn->size != 5 || insn->bytes[0] != 0xe8)
 					continue;
 				memcpy(&rel, insn->bytes + 1, 4);
 				if (insn->address + 5 + rel == hook_va && n < MAX_DL_SITES &&
-				    vaddr_to_offset(elf, insn->address) >= 0)
+				    vaddr_to_offset(elf, insn->address) >= 0) {
+					state_of[n] = stored;
 					va_of[n++] = insn->address;
+				}
 			}
 			cs_free(insn, 1);
 		}
@@ -845,12 +865,21 @@ static int find_dl_sites(const char *ld_so, unsigned long *offs, __u64 *to_state
 	*calls = entry_seen && n > 0;
 	if (!*calls) {
 		va_of[0] = hook_va;
+		state_of[0] = -1;
 		n = 1;
 	}
+	int kept = 0;
+
 	for (int i = 0; i < n; i++) {
-		offs[i] = vaddr_to_offset(elf, va_of[i]);
-		to_state[i] = r_debug_va ? r_debug_va + 24 - va_of[i] : 0;
+		if (!r_debug_va)
+			state_of[i] = -1;   /* then every call is looked at */
+		if (state_of[i] == RT_DELETE)
+			continue;
+		offs[kept] = vaddr_to_offset(elf, va_of[i]);
+		cookies[kept++] = (r_debug_va ? (__u32)(r_debug_va + 24 - va_of[i]) : 0) |
+				  (state_of[i] == RT_ADD ? TR2_DL_ADD_SITE : 0);
 	}
+	n = kept;
 out:
 	if (elf)
 		elf_end(elf);
@@ -871,7 +900,7 @@ int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const cha
 	}
 	/* A uprobe on a `call` is emulated.  On the hook's entry, a `ret`, the
 	 * kernel single-steps a copy of the instruction out of line: ~20 µs a
-	 * hit here, four hits per dlopen and dlclose. */
+	 * hit here, three hits a dlopen/dlclose cycle. */
 	if (a->multi)
 		r = link_multi(a, bpf_program__fd(prog), ld_so, offs, NULL, cookies, n, pid);
 	else
