@@ -78,6 +78,15 @@ install ok installed libtr2-dev" "$(installed)"
 		sed "s|$T/dirscan|build/examples/dirscan|; s|$T|TMP|g" > "$T/x.m"
 	same "the installed tr2-bpf: dirscan's main-thread lines (tests/e2e/expected/dirscan-main.perf)" \
 		tests/e2e/expected/dirscan-main.perf "$T/x.m"
+	unit=/usr/share/doc/tr2/examples/tr2-host.service
+	expect_eq "the example unit is shipped, not enabled" "$unit" \
+		"$(ls $unit /etc/systemd/system/*/tr2-host.service /lib/systemd/system/tr2-host.service 2> /dev/null)"
+	if command -v systemd-analyze > /dev/null && [ -e /usr/share/man/man1/tr2-bpf.1.gz ]; then
+		expect_eq "systemd-analyze verify: the example unit's command and man page exist" "" \
+			"$(systemd-analyze verify "$unit" 2>&1)"
+	else
+		skip=$((skip + 1)); echo "SKIP systemd-analyze verify: no systemd-analyze, or no man pages here"
+	fi
 	# Images that leave out /usr/share/man (dpkg path-exclude) have no pages.
 	if [ -e /usr/share/man/man1/tr2-bpf.1.gz ]; then
 		expect_eq "man finds the installed pages" \

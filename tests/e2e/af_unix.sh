@@ -111,5 +111,43 @@ expect_eq "killed: per connection" \
 2 processes, 2 distinct sids" "$($LISTEN streams "$T/killed")"
 exec 8>&-
 
+# --- the example systemd unit (examples/tr2-host.service) --------------------
+# Its ExecStart= line run as systemd runs it (no systemd is PID 1 here to
+# run the unit itself), the collector's socket moved into $T: tr2-bpf -a;
+# a process that someone else starts sends its whole trace over one
+# connection of its own; the unit's KillSignal ends tr2-bpf with status 0.
+UNIT=examples/tr2-host.service
+exec_start=$(sed -n 's/^ExecStart=//p' $UNIT)
+kill_signal=$(sed -n 's/^KillSignal=//p' $UNIT)
+sock=$(echo "$exec_start" | sed -n 's/.*af_unix:stream:\([^ ]*\).*/\1/p')
+expect_eq "the unit: tr2-bpf -a to a stream socket, stopped by SIGTERM" \
+	"/usr/bin/tr2-bpf -a --event=af_unix:stream:/run/trace2receiver.sock SIGTERM" "$exec_start $kill_signal"
+line=${exec_start/\/usr\/bin\/tr2-bpf/$(realpath $BPF)}
+line=${line/$sock/$T/unit.sock}
+if command -v systemd-analyze > /dev/null; then
+	sed "s|^ExecStart=.*|ExecStart=$line|" $UNIT > "$T/tr2-host.service"
+	expect_eq "the unit: systemd-analyze verify finds nothing to say (its man page: tests/deb)" "" \
+		"$(systemd-analyze verify --man=no "$T/tr2-host.service" 2>&1)"
+else
+	echo "SKIP systemd-analyze verify: systemd-analyze is not installed"
+fi
+listen stream unit
+$line > "$T/unit.out" 2> "$T/unit.err" &   # split on blanks, as systemd splits it (no quotes in it)
+tracer=$!
+for _ in $(seq 200); do grep -q "tracing every process" "$T/unit.err" && break; sleep 0.05; done
+$SHAPES child > /dev/null & child=$!
+wait $child
+sleep 0.3
+kill -"$kill_signal" $tracer
+wait $tracer
+expect_eq "the unit's line: at SIGTERM, status 0; stderr: what it traces, then the summary" \
+	"0 tr2-bpf: N events, 0 lost 2" "$? $(last_line "$T/unit.err") $(wc -l < "$T/unit.err")"
+stop unit
+mkdir "$T/unitone"
+grep -l "P$(printf %08x $child)\"" "$T"/unit.[0-9]* | while read -r f; do cp "$f" "$T/unitone/one.1"; done
+expect_eq "the unit's line: a process someone else started, its own connection, version to atexit" \
+	"9 lines, 1 sid, version .. atexit, whole
+1 processes, 1 distinct sids" "$($LISTEN streams "$T/unitone/one")"
+
 echo "af_unix: $pass passed, $fail failed"
 [ $fail = 0 ]
