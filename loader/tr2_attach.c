@@ -753,9 +753,12 @@ int tr2_attach_scan(struct tr2_attach *a, pid_t pid, int (*fn)(void *ctx, struct
 		o = object_at(a, pid, start, end, name, err, errlen, &failed);
 		if (!o)
 			continue;
-		tr2_attach_known(a, o->pub.dev, o->pub.ino, pid);
 		if ((o->pub.runtime || o->pub.old) && !failed)
 			r = fn(ctx, &o->pub, pid);
+		/* Known only once fn has attached (and enabled: -- CMD): until
+		 * then another process that maps o is held too, not let run
+		 * with its semaphore still down. */
+		tr2_attach_known(a, o->pub.dev, o->pub.ino, pid);
 	}
 	fclose(maps);
 	return failed ? -1 : r;

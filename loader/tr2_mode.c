@@ -172,6 +172,73 @@ struct cmd_state {
 	int nobjs, cap;
 };
 
+/* Whether pid is one of tr->procs. */
+static int is_proc(const struct tracer *tr, pid_t pid)
+{
+	for (int i = 0; i < tr->nprocs; i++)
+		if (tr->procs[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* Raises o's enable (inherited) in every live descendant of tr->procs that
+ * is not one of them: a process forked before the enable was made for its
+ * parent, whose fork record tr2-bpf has not read yet.  Called after the
+ * procs have the event, so that a fork from now on inherits it and a fork
+ * before now is in /proc: none is missed.  Parents come from /proc/PID/stat
+ * (field 4); a process that is gone meanwhile is skipped.  cmd_forked() may
+ * raise it once more when the fork record arrives: a second event, harmless.
+ * Returns 0, or -1 with a reason in err. */
+static int enable_unseen_descendants(struct tracer *tr, struct tr2_object *o, char *err, size_t errlen)
+{
+	struct { pid_t pid, ppid; int in; } *ps = NULL;
+	int n = 0, cap = 0, grew = 1, r = 0;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	if (!d) {
+		snprintf(err, errlen, "failed to read /proc: %s", strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		char path[64], buf[512], *paren;
+		pid_t pid = atoi(de->d_name), ppid;
+		ssize_t len;
+		int fd;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		/* comm, in parentheses, may hold anything: the fields after
+		 * its last ')' */
+		if (len <= 0 || (buf[len] = '\0', !(paren = strrchr(buf, ')'))) ||
+		    sscanf(paren + 1, " %*c %d", &ppid) != 1)
+			continue;
+		ps = tr2_grow(ps, n, &cap, sizeof(*ps));
+		ps[n].pid = pid;
+		ps[n].ppid = ppid;
+		ps[n++].in = is_proc(tr, pid);
+	}
+	closedir(d);
+	while (grew) {
+		grew = 0;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; !ps[i].in && j < n; j++)
+				if (ps[j].in && ps[j].pid == ps[i].ppid && (ps[i].in = 2, grew = 1))
+					break;
+	}
+	for (int i = 0; i < n && !r; i++)
+		if (ps[i].in == 2 && tr2_attach_enable(tr->attach, o, ps[i].pid, 1, err, errlen) && !tr2_gone(ps[i].pid))
+			r = -1;
+	free(ps);
+	return r;
+}
+
 static int cmd_object(void *ctx, struct tr2_object *o, pid_t pid)
 {
 	struct scan *sc = ctx;
@@ -192,14 +259,15 @@ static int cmd_object(void *ctx, struct tr2_object *o, pid_t pid)
 	}
 	if (tr2_attach_payload(tr->attach, o, 0, sc->err, sizeof(sc->err)))
 		return -1;
-	/* Every process of the tree there is now: its children to come inherit
-	 * the event.  Children forked before now inherited nothing: see
-	 * cmd_forked(). */
+	/* Every process of the tree tr2-bpf knows of: its children to come
+	 * inherit the event.  Then those it does not know of yet (their fork
+	 * records are still in the ring buffer): they run now, maybe already
+	 * past this object's mapping, and would inherit nothing. */
 	st->objs[i].enabled_ns = tr2_mono_ns();
 	for (int j = 0; j < tr->nprocs; j++)
 		if (tr2_attach_enable(tr->attach, o, tr->procs[j], 1, sc->err, sizeof(sc->err)))
 			return -1;
-	return 0;
+	return enable_unseen_descendants(tr, o, sc->err, sizeof(sc->err));
 }
 
 static int cmd_attach(struct tracer *tr, pid_t pid, char *err, size_t errlen)

@@ -89,8 +89,7 @@ same "dgram: each datagram one whole line; per process what the files carry" "$T
 mkfifo "$T/in"
 exec 8<> "$T/in"
 listen stream killed
-# (Started 0.3 s apart: two siblings that exec at once are sometimes not
-# both traced, a race of -- CMD's attach that is not this test's subject.)
+# (Started 0.3 s apart, so that the one killed is the first.)
 $BPF --event="af_unix:$T/killed.sock" -- \
 	sh -c 'exec 3<&0; "$0" --wait-stdin child <&3 & sleep 0.3; "$0" --wait-stdin child <&3 & wait' \
 	$SHAPES <&8 > "$T/killed.out" 2> "$T/killed.err" &

@@ -301,5 +301,19 @@ expect_eq "output failed: CMD ran to its end; its status, then the summary" \
 	"3 1" "$? $(tail -1 "$T/out.err" | grep -c '^tr2-bpf: [0-9]* events, [0-9]* lost$')"
 exec 7>&-
 
+# Two probed children that a shell (no runtime) starts at once: the second
+# may map libtr2.so while tr2-bpf attaches to it for the first, before
+# tr2-bpf has read its fork record; both are traced from their first event,
+# in every one of 10 runs.
+SHAPES=$(realpath "$B/tests/progs/tr2_shapes")
+got=""
+for i in $(seq 10); do
+	mkdir "$T/sib$i"
+	$BPF --event="$T/sib$i" -- sh -c "$SHAPES child & $SHAPES child & wait" > /dev/null 2>&1
+	got="$got$(cat "$T/sib$i"/* | python3 -c 'import json, sys
+print(sum(1 for l in sys.stdin if json.loads(l)["event"] == "version"), end="")')"
+done
+expect_eq "two siblings started at once, 10 runs: both traced from version each time" 2222222222 "$got"
+
 echo "cmd: $pass passed, $fail failed"
 [ $fail = 0 ]
