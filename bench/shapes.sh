@@ -198,7 +198,7 @@ say "long attaches"
 long_attach threads -p threads 100000 noexit
 long_attach procs cmd spawn 10000 /bin/true
 
-why_dl="+$(per dlopen-cmd 3000) µs a cycle under \`-- CMD\`, +$(per dlopen-pid 3000) µs under \`-p\`; the plugin without probes +$(per dlopen-plain 3000) µs: the loader hook (\`_dl_debug_state\`, 3 hits a cycle, 1 after a dlclose) and the eBPF side's walk over the mappings after a dlopen (~3.5 µs for 30 mappings)"
+why_dl="+$(per dlopen-cmd 3000) µs a cycle under \`-- CMD\`, +$(per dlopen-pid 3000) µs under \`-p\`; the plugin without probes +$(per dlopen-plain 3000) µs: the loader hook (\`_dl_debug_state\`, 1 hit a dlopen, none a dlclose: the loader's RT_CONSISTENT calls outside dlclose, found by their r_state store and the unwind table) and the eBPF side's walk over the mappings then (~3.5 µs for 30 mappings)"
 goal dlopen-cmd "3 000 dlopen/dlclose cycles of an instrumented plugin under \`-- CMD\`" 1.2 1.39x "issue 16" "$why_dl"
 goal dlopen-pid "the same under \`-p\`" 1.2 1.76x "issue 16" "$why_dl"
 

@@ -1512,6 +1512,10 @@ int dl_update(struct pt_regs *ctx)
 
 	if (!traced_now(pid))
 		return 0;
+	if (cookie & TR2_DL_SCAN_SITE) {
+		stop_if_unknown(TR2_REC_DL_UPDATE, 0);
+		return 0;
+	}
 	if (!(cookie & TR2_DL_ADD_SITE) && to_state &&
 	    bpf_probe_read_user(&state, sizeof(state), (void *)(PT_REGS_IP(ctx) + to_state)))
 		to_state = 0;

@@ -229,3 +229,6 @@ enum { TR2_AGG_LOST_FULL, TR2_AGG_LOST_DEEP, TR2_AGG_LOST__COUNT };
  * its lower 32 bits (signed; 0: unknown), and this bit when the call
  * follows a store of RT_ADD (glibc's <link.h>) to r_state. */
 #define TR2_DL_ADD_SITE (1ull << 32)
+/* ... or this bit alone: an RT_CONSISTENT call after objects were added
+ * (a program's start, dlopen), to look at the mappings at each hit. */
+#define TR2_DL_SCAN_SITE (1ull << 33)

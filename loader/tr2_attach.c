@@ -766,6 +766,48 @@ int tr2_attach_scan(struct tr2_attach *a, pid_t pid, int (*fn)(void *ctx, struct
 
 #define MAX_DL_SITES 32
 
+/* The start of the function that holds the code at va in elf, from its
+ * .eh_frame_hdr's table of unwind entries (sorted by start; the encodings
+ * GNU ld writes: table of pairs of 32-bit offsets from the section), or 0
+ * when it has none of that form or no entry starts at or before va. */
+static GElf_Addr function_start(Elf *elf, GElf_Addr va)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		const uint8_t *h;
+		const char *name;
+		GElf_Addr best = 0;
+		uint32_t count;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".eh_frame_hdr") || !(data = elf_getdata(scn, NULL)) || data->d_size < 12)
+			continue;
+		h = data->d_buf;
+		/* version 1; eh_frame_ptr pcrel|sdata4; fde_count udata4;
+		 * table datarel|sdata4 */
+		if (h[0] != 1 || h[1] != 0x1b || h[2] != 0x03 || h[3] != 0x3b)
+			return 0;
+		memcpy(&count, h + 8, 4);
+		if (data->d_size < 12 + (size_t)count * 8)
+			return 0;
+		for (uint32_t i = 0; i < count; i++) {
+			int32_t start;
+
+			memcpy(&start, h + 12 + (size_t)i * 8, 4);
+			if (sh.sh_addr + start <= va && sh.sh_addr + start > best)
+				best = sh.sh_addr + start;
+		}
+		return best;
+	}
+	return 0;
+}
+
 /* Where to probe the loader's hook (_dl_debug_state in ld_so): the file
  * offsets (offs) of the `call _dl_debug_state` instructions in its code,
  * found by a linear disassembly of its executable sections (capstone), or
@@ -871,15 +913,32 @@ static int find_dl_sites(const char *ld_so, unsigned long *offs, __u64 *cookies,
 		state_of[0] = -1;
 		n = 1;
 	}
-	int kept = 0;
+	int kept = 0, fast = *calls && r_debug_va;
+	GElf_Addr fn_of[MAX_DL_SITES];
 
+	/* The fast way, when every call's state is known and every call is in
+	 * a function of the unwind table: only the RT_CONSISTENT calls of
+	 * functions that store no RT_DELETE (a program's start, dlopen), each
+	 * a walk over the mappings; 1 hit a dlopen, none a dlclose, 2 uprobes
+	 * for the kernel to install in each process's loader.  Else the calls
+	 * that do not store RT_DELETE, and an RT_ADD flag (dl_update). */
+	for (int i = 0; fast && i < n; i++)
+		fast = (state_of[i] == RT_CONSISTENT || state_of[i] == RT_ADD || state_of[i] == RT_DELETE) &&
+		       (fn_of[i] = function_start(elf, va_of[i])) != 0;
 	for (int i = 0; i < n; i++) {
+		int close_fn = 0;
+
 		if (!r_debug_va)
 			state_of[i] = -1;   /* then every call is looked at */
 		if (state_of[i] == RT_DELETE)
 			continue;
+		for (int j = 0; fast && j < n; j++)
+			close_fn |= state_of[j] == RT_DELETE && fn_of[j] == fn_of[i];
+		if (fast && (state_of[i] != RT_CONSISTENT || close_fn))
+			continue;
 		offs[kept] = vaddr_to_offset(elf, va_of[i]);
-		cookies[kept++] = (r_debug_va ? (__u32)(r_debug_va + 24 - va_of[i]) : 0) |
+		cookies[kept++] = fast ? TR2_DL_SCAN_SITE :
+				  (r_debug_va ? (__u32)(r_debug_va + 24 - va_of[i]) : 0) |
 				  (state_of[i] == RT_ADD ? TR2_DL_ADD_SITE : 0);
 	}
 	n = kept;
@@ -903,7 +962,7 @@ int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const cha
 	}
 	/* A uprobe on a `call` is emulated.  On the hook's entry, a `ret`, the
 	 * kernel single-steps a copy of the instruction out of line: ~20 µs a
-	 * hit here, three hits a dlopen/dlclose cycle. */
+	 * hit here; on the calls, one hit a dlopen, none a dlclose. */
 	if (a->multi)
 		r = link_multi(a, bpf_program__fd(prog), ld_so, offs, NULL, cookies, n, pid);
 	else
