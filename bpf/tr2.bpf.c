@@ -1498,9 +1498,12 @@ struct {
  * loader's lock is held from one to the other), is the moment to look for
  * unknown objects: a walk over the process's mappings that costs more than
  * the hit itself (~3.5 µs for 30 mappings here), so a dlclose does not pay
- * it.  The cookie (TR2_DL_ADD_SITE) says which call sites store RT_ADD;
- * those that store RT_DELETE are not probed; for the others r_state is
- * read, and when it cannot be (no _r_debug), every call looks. */
+ * it.  Where the loader's calls are all understood (find_dl_sites() in
+ * loader/tr2_attach.c), only the RT_CONSISTENT calls outside dlclose are
+ * probed (TR2_DL_SCAN_SITE): each hit looks.  Else the cookie
+ * (TR2_DL_ADD_SITE) says which call sites store RT_ADD; those that store
+ * RT_DELETE are not probed; for the others r_state is read, and when it
+ * cannot be (no _r_debug), every call looks. */
 SEC("uprobe")
 int dl_update(struct pt_regs *ctx)
 {
