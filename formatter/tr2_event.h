@@ -148,4 +148,21 @@ struct tr2_ev {
 	int64_t count;
 };
 
+/* Adds a timer's n2 intervals (total2, min2, max2: ns) into the sums *n,
+ * *total, *min and *max: the merge of per-thread timers into a process's,
+ * as git's tr2_tmr.c does.  Nothing when n2 is 0; *min and *max are taken
+ * from the first intervals added. */
+static inline void tr2_timer_add(uint64_t *n, uint64_t *total, uint64_t *min, uint64_t *max,
+				 uint64_t n2, uint64_t total2, uint64_t min2, uint64_t max2)
+{
+	if (!n2)
+		return;
+	if (!*n || min2 < *min)
+		*min = min2;
+	if (!*n || max2 > *max)
+		*max = max2;
+	*n += n2;
+	*total += total2;
+}
+
 #endif

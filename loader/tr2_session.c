@@ -472,19 +472,6 @@ static struct thread_metric *get_thread_metric(struct thread *t, struct metric *
 	return tm;
 }
 
-static void add_interval(uint64_t *n, uint64_t *total, uint64_t *min, uint64_t *max,
-			 uint64_t n2, uint64_t total2, uint64_t min2, uint64_t max2)
-{
-	if (!n2)
-		return;
-	if (!*n || min2 < *min)
-		*min = min2;
-	if (!*n || max2 > *max)
-		*max = max2;
-	*n += n2;
-	*total += total2;
-}
-
 static int64_t ns_to_us(uint64_t ns)
 {
 	return (int64_t)((ns + 500) / 1000);
@@ -514,7 +501,7 @@ static void merge_thread_metrics(struct thread *t)
 	for (struct thread_metric *tm = t->metrics; tm; tm = tm->next) {
 		struct metric *m = tm->m;
 
-		add_interval(&m->intervals, &m->total_ns, &m->min_ns, &m->max_ns,
+		tr2_timer_add(&m->intervals, &m->total_ns, &m->min_ns, &m->max_ns,
 			     tm->intervals, tm->total_ns, tm->min_ns, tm->max_ns);
 		m->count += tm->count;
 	}
@@ -682,7 +669,7 @@ static void add_metrics(struct thread *t, const struct tr2_decoded *d)
 		if (!m)
 			m = find_metric(p, (long)v->id, v->is_counter != 0);
 		tm = get_thread_metric(t, m);
-		add_interval(&tm->intervals, &tm->total_ns, &tm->min_ns, &tm->max_ns, v->intervals,
+		tr2_timer_add(&tm->intervals, &tm->total_ns, &tm->min_ns, &tm->max_ns, v->intervals,
 			     v->total_ns, v->min_ns, v->max_ns);
 		tm->count += (uint64_t)v->count;
 	}

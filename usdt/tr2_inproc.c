@@ -317,19 +317,6 @@ static struct thread *thread_self(uint64_t now)
 	return t;
 }
 
-static void add_interval(uint64_t *n, uint64_t *total, uint64_t *min, uint64_t *max,
-			 uint64_t n2, uint64_t total2, uint64_t min2, uint64_t max2)
-{
-	if (!n2)
-		return;
-	if (!*n || min2 < *min)
-		*min = min2;
-	if (!*n || max2 > *max)
-		*max = max2;
-	*n += n2;
-	*total += total2;
-}
-
 /* The thread's sums go into the process totals, and its slots are freed
  * (git's tr2_update_final_timers); the caller holds the mutex. */
 static void merge_slots_locked(struct thread *t)
@@ -337,7 +324,7 @@ static void merge_slots_locked(struct thread *t)
 	for (size_t i = 0; i < t->nslots; i++) {
 		struct slot *s = &t->slots[i];
 
-		add_interval(&s->m->intervals, &s->m->total_ns, &s->m->min_ns, &s->m->max_ns,
+		tr2_timer_add(&s->m->intervals, &s->m->total_ns, &s->m->min_ns, &s->m->max_ns,
 			     s->intervals, s->total_ns, s->min_ns, s->max_ns);
 		s->m->count += s->count;
 	}
@@ -515,7 +502,7 @@ static void close_thread_metrics(struct thread *t, const struct tr2_call *c, uin
 				if (t->slots[j].m == m) {
 					const struct slot *s = &t->slots[j];
 
-					add_interval(&n, &total, &min, &max, s->intervals, s->total_ns,
+					tr2_timer_add(&n, &total, &min, &max, s->intervals, s->total_ns,
 						     s->min_ns, s->max_ns);
 					count += s->count;
 				}
