@@ -35,6 +35,21 @@ static void add_traced(struct tracer *tr, pid_t pid)
 	tr2_tracer_add_proc(tr, pid);
 }
 
+/* A mode's attach: fn for each object with a runtime that pid maps
+ * (tr2_attach_scan); the reason of a failure, fn's own first, in err. */
+static int scan_objects(struct tracer *tr, pid_t pid, int (*fn)(void *ctx, struct tr2_object *o, pid_t pid),
+			char *err, size_t errlen)
+{
+	struct scan sc = { .tr = tr };
+
+	if (tr2_attach_scan(tr->attach, pid, fn, &sc, err, errlen)) {
+		if (sc.err[0])
+			snprintf(err, errlen, "%s", sc.err);
+		return -1;
+	}
+	return 0;
+}
+
 /* Says once per object that it carries probes of an older trace2.h. */
 static void warn_old(struct tr2_object *o)
 {
@@ -80,14 +95,7 @@ static int pid_object(void *ctx, struct tr2_object *o, pid_t pid)
 
 static int pid_attach(struct tracer *tr, pid_t pid, char *err, size_t errlen)
 {
-	struct scan sc = { .tr = tr };
-
-	if (tr2_attach_scan(tr->attach, pid, pid_object, &sc, err, errlen)) {
-		if (sc.err[0])
-			snprintf(err, errlen, "%s", sc.err);
-		return -1;
-	}
-	return 0;
+	return scan_objects(tr, pid, pid_object, err, errlen);
 }
 
 static void pid_start(struct tracer *tr)
@@ -272,14 +280,7 @@ static int cmd_object(void *ctx, struct tr2_object *o, pid_t pid)
 
 static int cmd_attach(struct tracer *tr, pid_t pid, char *err, size_t errlen)
 {
-	struct scan sc = { .tr = tr };
-
-	if (tr2_attach_scan(tr->attach, pid, cmd_object, &sc, err, errlen)) {
-		if (sc.err[0])
-			snprintf(err, errlen, "%s", sc.err);
-		return -1;
-	}
-	return 0;
+	return scan_objects(tr, pid, cmd_object, err, errlen);
 }
 
 /* A child forked before an object's enable was made for the tree did not
@@ -373,14 +374,7 @@ static int all_object(void *ctx, struct tr2_object *o, pid_t pid)
 
 static int all_attach(struct tracer *tr, pid_t pid, char *err, size_t errlen)
 {
-	struct scan sc = { .tr = tr };
-
-	if (tr2_attach_scan(tr->attach, pid, all_object, &sc, err, errlen)) {
-		if (sc.err[0])
-			snprintf(err, errlen, "%s", sc.err);
-		return -1;
-	}
-	return 0;
+	return scan_objects(tr, pid, all_object, err, errlen);
 }
 
 static void all_start(struct tracer *tr)
