@@ -189,10 +189,15 @@ __u64 oldest_hold;
 int tracer_absent;
 
 /* The interned strings a thread has sent (tr2_record.h), per call site,
- * kept direct-mapped: slot = key % SITE_SLOTS, holding the call site's key
- * (see site_key()).  A call site that lost its slot to another sends its
- * strings again, which costs bytes, never correctness. */
+ * kept 4-way set-associative: a call site's key (see site_key()) goes in
+ * one of the 4 slots of its set (key % SITE_SLOTS, rounded down to 4), the
+ * one that holds it, else a free one, else the first.  The key hashes
+ * addresses, which ASLR moves from run to run: direct-mapped, two of a
+ * program's few sites shared a slot in about 1 run of 10.  A call site
+ * that lost its slot to another sends its strings again, which costs
+ * bytes, never correctness. */
 #define SITE_SLOTS 128
+#define SITE_WAYS 4
 #define CAT_SLOTS 8
 
 /* Per thread: whether its TR2_REC_THREAD_INFO was sent, its open regions
@@ -667,9 +672,23 @@ static __always_inline struct tr2_rec *begin(struct hit *p, __u8 kind, __u8 lite
 	r->line = arg(p, 2);
 	r->interned = literals | 1;
 	p->key = site_key(p, literals);
-	r->site = 1 + (p->key % SITE_SLOTS);
-	if (ts->site_key[(r->site - 1) & (SITE_SLOTS - 1)] == p->key)
-		r->flags |= TR2_RECF_REF;
+	__u32 set = p->key % SITE_SLOTS & ~(SITE_WAYS - 1), slot = set, free = SITE_SLOTS;
+
+#pragma unroll
+	for (int i = 0; i < SITE_WAYS; i++) {
+		__u64 k = ts->site_key[(set + i) & (SITE_SLOTS - 1)];
+
+		if (k == p->key) {
+			slot = set + i;
+			r->flags |= TR2_RECF_REF;
+			break;
+		}
+		if (!k && free == SITE_SLOTS)
+			free = set + i;
+	}
+	if (!(r->flags & TR2_RECF_REF) && free != SITE_SLOTS)
+		slot = free;
+	r->site = 1 + slot;
 	add_arg(r, p, 1, 0);
 	return r;
 }
