@@ -46,7 +46,7 @@ $(BENCH_DIR)/proto-%.bpf.o: bench/proto.bpf.c $(BUILD)/vmlinux.h
 # is measured on the same kind of link.
 $(BENCH_DIR)/bpf-attach: bench/bpf_attach.c $(BUILD)/loader/tr2_attach.o loader/tr2_attach.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/loader/tr2_attach.o -lbpf -lelf -lz -lcapstone
+	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/loader/tr2_attach.o -lbpf -lelf -lz
 
 bench: $(BUILD)/tr2-bpf $(BUILD)/tr2-fmt $(BENCH_PROGS) $(TEST_PROGS_DIR)/tr2_shapes \
        $(TEST_PROGS_DIR)/libtr2_plugin.so $(TEST_PROGS_DIR)/libtr2_plain.so

@@ -198,7 +198,7 @@ say "long attaches"
 long_attach threads -p threads 100000 noexit
 long_attach procs cmd spawn 10000 /bin/true
 
-why_dl="+$(per dlopen-cmd 3000) µs a cycle under \`-- CMD\`, +$(per dlopen-pid 3000) µs under \`-p\`; the plugin without probes +$(per dlopen-plain 3000) µs: the loader hook (\`_dl_debug_state\`, 1 hit a dlopen, none a dlclose: the loader's RT_CONSISTENT calls outside dlclose, found by their r_state store and the unwind table) and the eBPF side's walk over the mappings then (~3.5 µs for 30 mappings)"
+why_dl="+$(per dlopen-cmd 3000) µs a cycle under \`-- CMD\`, +$(per dlopen-pid 3000) µs under \`-p\`; the plugin without probes +$(per dlopen-plain 3000) µs: the page-fault tracepoints that find an object's first instruction (a test a fault, a look-up a code page) and the plugin's 3 events"
 goal dlopen-cmd "3 000 dlopen/dlclose cycles of an instrumented plugin under \`-- CMD\`" 1.2 1.39x "issue 16" "$why_dl"
 goal dlopen-pid "the same under \`-p\`" 1.2 1.76x "issue 16" "$why_dl"
 
@@ -221,14 +221,16 @@ $(row spawn-probes "\`-- CMD\`: fork+exec of 300 instrumented children (\`tr2_sh
 $(row spawn-true "\`-- CMD\`: fork+exec of 300 \`/bin/true\`" 1.03x 1.2)
 $(row dlopen-cmd "\`-- CMD\`: 3 000 dlopen, call, dlclose of an instrumented plugin (3 events a cycle; built as README says, against \`libtr2.so\`)" 1.39x 1.2)
 $(row dlopen-pid "\`-p\`: the same, attached before the first dlopen" 1.76x 1.2)
-$(row dlopen-plain "\`-- CMD\`: 3 000 cycles of a plugin without probes: the loader hook alone" 1.00x 1.3)
+$(row dlopen-plain "\`-- CMD\`: 3 000 cycles of a plugin without probes: what finding new objects costs alone" 1.00x 1.3)
 $(row threads-5k "\`-- CMD\`: 5 000 threads one after another, each a timer, a counter, a region, \`trace2_thread_exit()\`" 1.52x 2)
 $(row threads-20k "the same, 20 000 threads" 1.47x 2)
 $(row threads-noexit "the same, 20 000 threads that return without \`trace2_thread_exit()\`" 1.41x 2)
 
 A plugin's cycles no longer make the kernel install uprobes: the plugin has no probe site of
-its own, and the runtime it calls, \`libtr2.so\`, stays mapped; what is left is the loader
-hook's, which the plugin without probes pays alike. Issue 16 quotes 2.0x under \`-- CMD\`
+its own, and the runtime it calls, \`libtr2.so\`, stays mapped. Nor do they hit a probe in the
+dynamic loader: tr2-bpf finds a new object at the page fault of the first instruction fetched
+from it (\`page_fault_user\`, then \`mm_filemap_map_pages\` or \`mm_filemap_fault\`, which name the
+file), and a known plugin costs a look-up there, which the plugin without probes pays alike. Issue 16 quotes 2.0x under \`-- CMD\`
 and 4.5x under \`-p\` for these cycles on the previous design; the "before" column is the
 previous BENCHMARKS.md's run. Two rows of the previous table are gone: \`--probe-nop=5\` (3.68x on the
 dlopen cycles before) is refused on this kernel, and \`--probe-nop=1\` (1.34x on the 300

@@ -21,20 +21,12 @@
 #define SIGTTIN 21
 #define SIGTTOU 22
 #define VM_EXEC 0x4     /* include/linux/mm.h */
-/* glibc's struct r_debug r_state (<link.h>) */
-#define RT_CONSISTENT 0
-#define RT_ADD 1
+#define X86_PF_INSTR 0x10  /* page fault error code: an instruction fetch (arch/x86) */
 
 /* Tasks and their signals (kernel kfuncs, Linux 6.13+). */
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
 extern void bpf_task_release(struct task_struct *p) __ksym;
 extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type, u64 value) __ksym;
-
-/* Open-coded VMA iterator (kernel kfuncs, Linux 6.7+). */
-extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
-				 __u64 addr) __weak __ksym;
-extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __weak __ksym;
-extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __weak __ksym;
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -141,7 +133,8 @@ static __always_inline int wanted(void)
  * loader mapped objects, is one to look at. */
 static __always_inline int traced_now(__u32 pid)
 {
-	return (trace_all || bpf_map_lookup_elem(&traced, &pid)) && wanted();
+	/* tr2-bpf itself is never held: no one would serve it */
+	return pid != tracer_tgid && (trace_all || bpf_map_lookup_elem(&traced, &pid)) && wanted();
 }
 
 /* The object files tr2-bpf has looked at (tr2_record.h): mapping one of
@@ -1402,38 +1395,6 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	return 0;
 }
 
-/* Whether the calling process maps an object file executable that tr2-bpf
- * has not looked at (not in `known`); *key: the first such.  A walk over
- * the process's mappings: a few µs, only at exec and when the dynamic
- * loader has mapped objects. */
-static __always_inline int maps_unknown_object(struct tr2_object_key *key)
-{
-	struct bpf_iter_task_vma it;
-	struct vm_area_struct *vma;
-	int found = 0;
-
-	bpf_iter_task_vma_new(&it, bpf_get_current_task_btf(), 0);
-	while (!found && (vma = bpf_iter_task_vma_next(&it))) {
-		struct inode *inode;
-
-		if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file)
-			continue;
-		inode = vma->vm_file->f_inode;
-		key->dev = inode->i_sb->s_dev;
-		key->ino = inode->i_ino;
-		key->pid = known_per_process ? bpf_get_current_pid_tgid() >> 32 : 0;
-		found = !bpf_map_lookup_elem(&known, key);
-	}
-	bpf_iter_task_vma_destroy(&it);
-	return found;
-}
-
-/* Sends a TR2_REC_EXECVE or TR2_REC_DL_UPDATE record for the calling
- * thread (tr2_record.h); when the process maps an object not known yet,
- * stops the process (SIGSTOP, on its way back to user space) so that
- * tr2-bpf attaches to that object before any of its code runs, and wakes
- * tr2-bpf at once, which sends SIGCONT when done.  With nothing unknown and
- * `always` 0 it sends nothing. */
 /* Whether process pid may be held (stopped) for tr2-bpf, from now_ns:
  * entered into `held`, unless tr2-bpf cannot serve it or too many are held
  * (then counted in unserved[1]). */
@@ -1453,24 +1414,36 @@ static __always_inline int hold(__u32 pid, __u64 now_ns)
 	return 0;
 }
 
-static __always_inline void stop_if_unknown(__u8 kind, int always)
+/* Whether the object file of inode has not been looked at by tr2-bpf;
+ * *key: its key in `known`. */
+static __always_inline int unknown_object(struct inode *inode, struct tr2_object_key *key)
+{
+	if (!inode)
+		return 0;
+	key->dev = inode->i_sb->s_dev;
+	key->ino = inode->i_ino;
+	key->pid = known_per_process ? bpf_get_current_pid_tgid() >> 32 : 0;
+	return !bpf_map_lookup_elem(&known, key);
+}
+
+/* Sends a TR2_REC_EXECVE or TR2_REC_NEW_OBJECT record for the calling
+ * thread (tr2_record.h).  When stop, key names an object the process maps
+ * that is not known yet: the process stops (SIGSTOP, on its way back to
+ * user space) so that tr2-bpf attaches to it before its code runs, and
+ * tr2-bpf is woken at once; it sends SIGCONT when done. */
+static __always_inline void send_object(__u8 kind, int stop, const struct tr2_object_key *key)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32;
-	struct tr2_object_key key = {};
-	int stop = maps_unknown_object(&key);
-	struct tr2_rec *r;
+	struct tr2_rec *r = new_rec(kind, pid, (__u32)id);
 
-	if (!stop && !always)
-		return;
-	r = new_rec(kind, id >> 32, (__u32)id);
 	if (!r)
 		return;
-	if (stop && !hold(id >> 32, r->ts_ns))
+	if (stop && !hold(pid, r->ts_ns))
 		stop = 0;
 	r->num[0] = stop;
-	r->num[1] = key.dev;
-	r->num[2] = key.ino;
+	r->num[1] = key->dev;
+	r->num[2] = key->ino;
 	if (send_wake(r, r->size, stop) == 0 && stop)
 		bpf_send_signal(SIGSTOP);
 	else if (stop)
@@ -1478,8 +1451,9 @@ static __always_inline void stop_if_unknown(__u8 kind, int always)
 }
 
 /* A traced process called exec (either mode: tr2-bpf -p puts its PID in
- * `traced`): a new session, and a stop if the new program or its loader
- * is not known. */
+ * `traced`): a new session, and a stop if the new program is not known.
+ * Its loader, and the objects the loader maps, are looked at when their
+ * code first runs (on_fault). */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
@@ -1494,63 +1468,84 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		bpf_task_storage_delete(&threads, p);
 	if (!traced_now(pid))
 		return 0;
+	struct tr2_object_key key = {};
+	int stop = unknown_object(p->mm->exe_file->f_inode, &key);
+
 	/* -a: only a process that sent events before has a session to end */
-	stop_if_unknown(TR2_REC_EXECVE, had_events);
+	if (stop || had_events)
+		send_object(TR2_REC_EXECVE, stop, stop ? &key : &(struct tr2_object_key){});
 	return 0;
 }
 
-/* A thread of a traced process in the dynamic loader between an RT_ADD and
- * the RT_CONSISTENT after it (dl_update): about to map objects. */
+/* Where a traced process meets an object file's code for the first time:
+ * an instruction fetched from a page of a file mapping that is not in its
+ * page tables yet faults, and the kernel maps that page from the file's page
+ * cache (filemap_map_pages, the fault-around, or filemap_fault).  When that
+ * file was not looked at, the process stops so that tr2-bpf attaches to it
+ * before any of its code runs: an object that dlopen maps, or the libraries
+ * a program starts with.  The fault's own tracepoint (x86) says whether it
+ * is an instruction fetch, and the filemap ones which file it is in; the
+ * thread's fault count, which the kernel raises once the fault is done,
+ * ties the two together (code_fault).  Every user page fault on the host
+ * passes here while tr2-bpf runs: one test for a data fault, one task
+ * storage look-up for a page of a file.  A page mapped by the fault-around
+ * of a read fault in the same mapping runs without a fault of its own: an
+ * object whose code the loader reads as data (-z noseparate-code) can be
+ * looked at late (docs/probes.md). */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, __u8);
-} dl_adding SEC(".maps");
+	__type(value, __u64);   /* the thread's faults + 1 at an instruction fault, or 0 */
+} code_fault SEC(".maps");
 
-/* The dynamic loader's r_brk hook (_dl_debug_state) is called in a traced
- * process (tr2_attach_dl_hook() probes its call sites).  The loader calls
- * it with r_debug.r_state RT_ADD before it maps objects (dlopen, and the
- * libraries at a program's start), RT_DELETE before it unmaps some
- * (dlclose), and RT_CONSISTENT after either, before any code of a new
- * object runs.  The RT_CONSISTENT after an RT_ADD, in the same thread (the
- * loader's lock is held from one to the other), is the moment to look for
- * unknown objects: a walk over the process's mappings that costs more than
- * the hit itself (~3.5 µs for 30 mappings here), so a dlclose does not pay
- * it.  Where the loader's calls are all understood (find_dl_sites() in
- * loader/tr2_attach.c), only the RT_CONSISTENT calls outside dlclose are
- * probed (TR2_DL_SCAN_SITE): each hit looks.  Else the cookie
- * (TR2_DL_ADD_SITE) says which call sites store RT_ADD; those that store
- * RT_DELETE are not probed; for the others r_state is read, and when it
- * cannot be (no _r_debug), every call looks. */
-SEC("uprobe")
-int dl_update(struct pt_regs *ctx)
+static __always_inline __u64 faults_of(struct task_struct *task)
 {
-	__u32 pid = bpf_get_current_pid_tgid() >> 32;
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__s32 to_state = (__s32)cookie;
-	struct task_struct *task = bpf_get_current_task_btf();
-	int state = RT_ADD;
+	return task->min_flt + task->maj_flt + 1;
+}
 
-	if (!traced_now(pid))
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(on_fault, unsigned long address, struct pt_regs *regs, unsigned long error_code)
+{
+	struct task_struct *task;
+	__u64 *pending;
+
+	if (!(error_code & X86_PF_INSTR) || !traced_now(bpf_get_current_pid_tgid() >> 32))
 		return 0;
-	if (cookie & TR2_DL_SCAN_SITE) {
-		stop_if_unknown(TR2_REC_DL_UPDATE, 0);
-		return 0;
-	}
-	if (!(cookie & TR2_DL_ADD_SITE) && to_state &&
-	    bpf_probe_read_user(&state, sizeof(state), (void *)(PT_REGS_IP(ctx) + to_state)))
-		to_state = 0;
-	if (!to_state) {
-		stop_if_unknown(TR2_REC_DL_UPDATE, 0);
-		return 0;
-	}
-	if (state == RT_ADD) {
-		bpf_task_storage_get(&dl_adding, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		return 0;
-	}
-	if (state != RT_CONSISTENT || bpf_task_storage_delete(&dl_adding, task))
-		return 0;
-	stop_if_unknown(TR2_REC_DL_UPDATE, 0);
+	task = bpf_get_current_task_btf();
+	pending = bpf_task_storage_get(&code_fault, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (pending)
+		*pending = faults_of(task);
+	return 0;
+}
+
+/* The page being mapped is in mapping's file: when the thread's fault is
+ * the instruction fetch on_fault saw, that is the file whose code runs. */
+static __always_inline void code_page(struct address_space *mapping)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 *pending = bpf_task_storage_get(&code_fault, task, 0, 0);
+	struct tr2_object_key key = {};
+	__u64 fault;
+
+	if (!pending || !*pending)
+		return;
+	fault = *pending;
+	*pending = 0;
+	if (fault == faults_of(task) && unknown_object(mapping->host, &key))
+		send_object(TR2_REC_NEW_OBJECT, 1, &key);
+}
+
+SEC("tp_btf/mm_filemap_map_pages")
+int BPF_PROG(on_map_pages, struct address_space *mapping, unsigned long index, unsigned long last)
+{
+	code_page(mapping);
+	return 0;
+}
+
+SEC("tp_btf/mm_filemap_fault")
+int BPF_PROG(on_filemap_fault, struct address_space *mapping, unsigned long index)
+{
+	code_page(mapping);
 	return 0;
 }

@@ -76,10 +76,12 @@ enum tr2_rec_kind {
 	 * SIGCONT.  An unknown object without a stop (tr2-bpf was stopped, see
 	 * `held` in bpf/tr2.bpf.c): tr2-bpf attaches when it reads the record. */
 	TR2_REC_EXECVE,
-	/* The dynamic loader of a traced process mapped objects (its r_brk hook
-	 * ran, the list consistent again) and one of them is not known yet:
-	 * num[] as for TR2_REC_EXECVE. */
-	TR2_REC_DL_UPDATE,
+	/* A traced process is about to run code of an object file not known
+	 * yet (the first instruction fetched from it faulted: dlopen, or the
+	 * libraries a program starts with): num[] as for TR2_REC_EXECVE, the
+	 * key 0 when the eBPF side could not tell the file (tr2-bpf looks at
+	 * every object the process maps). */
+	TR2_REC_NEW_OBJECT,
 	/* A thread that had sent records exited (or its process called exec
 	 * from another thread): its interned strings can be forgotten. */
 	TR2_REC_THREAD_GONE,
@@ -224,11 +226,3 @@ enum { TR2_AGG_LOST_FULL, TR2_AGG_LOST_DEEP, TR2_AGG_LOST__COUNT };
  * most this long, ns: then the eBPF side or tr2-bpf's watchdog lets it go. */
 #define TR2_HOLD_MAX_NS 900000000ull
 
-/* The BPF cookie of a probed call of the dynamic loader's _dl_debug_state
- * (dl_update): the distance in bytes from the call to _r_debug.r_state in
- * its lower 32 bits (signed; 0: unknown), and this bit when the call
- * follows a store of RT_ADD (glibc's <link.h>) to r_state. */
-#define TR2_DL_ADD_SITE (1ull << 32)
-/* ... or this bit alone: an RT_CONSISTENT call after objects were added
- * (a program's start, dlopen), to look at the mappings at each hit. */
-#define TR2_DL_SCAN_SITE (1ull << 33)

@@ -46,7 +46,6 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <capstone/capstone.h>
 
 #include "tr2_attach.h"
 #include "tr2_mem.h"
@@ -129,7 +128,6 @@ struct tr2_attach {
 	int *fds;                  /* multi links and perf events, closed at the end */
 	int nfds, cap_fds;
 	__u32 site_numbers;        /* probe site numbers given out */
-	int dl_sites;              /* calls of _dl_debug_state probed; 0: its entry */
 	int uprobe_pmu;            /* the "uprobe" PMU's perf type, 0 until read */
 	char tracefs[64];          /* tracefs's mount point, "" until needed */
 	int mounted_tracefs;       /* tr2-bpf mounted it, and unmounts it */
@@ -153,8 +151,7 @@ int tr2_attach_prepare(struct bpf_object *obj)
 	if (!multi)
 		return 0;
 	bpf_object__for_each_program(prog, obj)
-		if (!strncmp(bpf_program__name(prog), "probe_", 6) ||
-		    !strcmp(bpf_program__name(prog), "dl_update"))
+		if (!strncmp(bpf_program__name(prog), "probe_", 6))
 			bpf_program__set_expected_attach_type(prog, TR2_BPF_TRACE_UPROBE_MULTI);
 	return 1;
 }
@@ -764,223 +761,6 @@ int tr2_attach_scan(struct tr2_attach *a, pid_t pid, int (*fn)(void *ctx, struct
 	return failed ? -1 : r;
 }
 
-#define MAX_DL_SITES 32
-
-/* The start of the function that holds the code at va in elf, from its
- * .eh_frame_hdr's table of unwind entries (sorted by start; the encodings
- * GNU ld writes: table of pairs of 32-bit offsets from the section), or 0
- * when it has none of that form or no entry starts at or before va. */
-static GElf_Addr function_start(Elf *elf, GElf_Addr va)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		const uint8_t *h;
-		const char *name;
-		GElf_Addr best = 0;
-		uint32_t count;
-
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    strcmp(name, ".eh_frame_hdr") || !(data = elf_getdata(scn, NULL)) || data->d_size < 12)
-			continue;
-		h = data->d_buf;
-		/* version 1; eh_frame_ptr pcrel|sdata4; fde_count udata4;
-		 * table datarel|sdata4 */
-		if (h[0] != 1 || h[1] != 0x1b || h[2] != 0x03 || h[3] != 0x3b)
-			return 0;
-		memcpy(&count, h + 8, 4);
-		if (data->d_size < 12 + (size_t)count * 8)
-			return 0;
-		for (uint32_t i = 0; i < count; i++) {
-			int32_t start;
-
-			memcpy(&start, h + 12 + (size_t)i * 8, 4);
-			if (sh.sh_addr + start <= va && sh.sh_addr + start > best)
-				best = sh.sh_addr + start;
-		}
-		return best;
-	}
-	return 0;
-}
-
-/* Where to probe the loader's hook (_dl_debug_state in ld_so): the file
- * offsets (offs) of the `call _dl_debug_state` instructions in its code,
- * found by a linear disassembly of its executable sections (capstone), or
- * else of the hook's own entry; and for each, its BPF cookie: in the lower
- * 32 bits the distance in memory from it to _r_debug.r_state (0 when ld_so
- * has no _r_debug), and TR2_DL_ADD_SITE when the call follows a store of
- * RT_ADD to r_state.  A call that follows a store of RT_DELETE is left out:
- * nothing to look for before or after an unmap (bpf/tr2.bpf.c, dl_update).
- * The symbols come from its .dynsym; struct r_debug (<link.h>) is int
- * r_version; struct link_map *r_map; ElfW(Addr) r_brk; then r_state, at 24
- * on x86-64.  Returns how many places (1 or more; *calls set when they are
- * call sites), or -1 when ld_so has no hook. */
-static int find_dl_sites(const char *ld_so, unsigned long *offs, __u64 *cookies, int *calls)
-{
-	int fd = open(ld_so, O_RDONLY | O_CLOEXEC), n = 0, entry_seen = 0;
-	GElf_Addr hook_va = 0, r_debug_va = 0, va_of[MAX_DL_SITES];
-	int state_of[MAX_DL_SITES];
-	Elf_Scn *scn = NULL;
-	Elf *elf;
-	csh cs;
-
-	if (fd < 0)
-		return -1;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	while (elf && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(data = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(data, (int)i, &sym) || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
-				continue;
-			if (!strcmp(name, "_dl_debug_state"))
-				hook_va = sym.st_value;
-			else if (!strcmp(name, "_r_debug"))
-				r_debug_va = sym.st_value;
-		}
-	}
-	if (!elf || !hook_va || vaddr_to_offset(elf, hook_va) < 0) {
-		n = -1;
-		goto out;
-	}
-	/* A linear sweep of each executable section: compiled code, no data in
-	 * it on x86-64.  The call sites are trusted only if the sweep also met
-	 * the hook's own entry as an instruction: the sweep was in step. */
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK) {
-		cs_option(cs, CS_OPT_SKIPDATA, CS_OPT_ON);
-		scn = NULL;
-		while ((scn = elf_nextscn(elf, scn))) {
-			GElf_Shdr sh;
-			Elf_Data *data;
-			const uint8_t *code;
-			size_t size;
-			uint64_t va;
-			cs_insn *insn;
-
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-			    !(sh.sh_flags & SHF_EXECINSTR) || !(data = elf_getdata(scn, NULL)) || !data->d_buf)
-				continue;
-			code = data->d_buf;
-			size = data->d_size;
-			va = sh.sh_addr;
-			insn = cs_malloc(cs);
-			/* the value of the last `movl $imm, 24(%reg)` (r_state) among
-			 * the last 3 instructions, or -1 */
-			int stored = -1, age = 0;
-
-			while (cs_disasm_iter(cs, &code, &size, &va, insn)) {
-				int32_t rel;
-
-				if (insn->address == hook_va)
-					entry_seen = 1;
-				if (++age > 3)
-					stored = -1;
-				/* C7 40+r 18 imm32: movl $imm32, 0x18(%reg) */
-				if (insn->size == 7 && insn->bytes[0] == 0xc7 && (insn->bytes[1] & 0xf8) == 0x40 &&
-				    (insn->bytes[1] & 7) != 4 && insn->bytes[2] == 24) {
-					memcpy(&rel, insn->bytes + 3, 4);
-					stored = rel;
-					age = 0;
-				}
-				if (insn->size != 5 || insn->bytes[0] != 0xe8)
-					continue;
-				memcpy(&rel, insn->bytes + 1, 4);
-				if (insn->address + 5 + rel == hook_va && n < MAX_DL_SITES &&
-				    vaddr_to_offset(elf, insn->address) >= 0) {
-					state_of[n] = stored;
-					va_of[n++] = insn->address;
-				}
-			}
-			cs_free(insn, 1);
-		}
-		cs_close(&cs);
-	}
-	*calls = entry_seen && n > 0;
-	if (!*calls) {
-		va_of[0] = hook_va;
-		state_of[0] = -1;
-		n = 1;
-	}
-	int kept = 0, fast = *calls && r_debug_va;
-	GElf_Addr fn_of[MAX_DL_SITES];
-
-	/* The fast way, when every call's state is known and every call is in
-	 * a function of the unwind table: only the RT_CONSISTENT calls of
-	 * functions that store no RT_DELETE (a program's start, dlopen), each
-	 * a walk over the mappings; 1 hit a dlopen, none a dlclose, 2 uprobes
-	 * for the kernel to install in each process's loader.  Else the calls
-	 * that do not store RT_DELETE, and an RT_ADD flag (dl_update). */
-	for (int i = 0; fast && i < n; i++)
-		fast = (state_of[i] == RT_CONSISTENT || state_of[i] == RT_ADD || state_of[i] == RT_DELETE) &&
-		       (fn_of[i] = function_start(elf, va_of[i])) != 0;
-	for (int i = 0; i < n; i++) {
-		int close_fn = 0;
-
-		if (!r_debug_va)
-			state_of[i] = -1;   /* then every call is looked at */
-		if (state_of[i] == RT_DELETE)
-			continue;
-		for (int j = 0; fast && j < n; j++)
-			close_fn |= state_of[j] == RT_DELETE && fn_of[j] == fn_of[i];
-		if (fast && (state_of[i] != RT_CONSISTENT || close_fn))
-			continue;
-		offs[kept] = vaddr_to_offset(elf, va_of[i]);
-		cookies[kept++] = fast ? TR2_DL_SCAN_SITE :
-				  (r_debug_va ? (__u32)(r_debug_va + 24 - va_of[i]) : 0) |
-				  (state_of[i] == RT_ADD ? TR2_DL_ADD_SITE : 0);
-	}
-	n = kept;
-out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return n;
-}
-
-int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const char *ld_so, pid_t pid,
-		       char *err, size_t errlen)
-{
-	unsigned long offs[MAX_DL_SITES];
-	__u64 cookies[MAX_DL_SITES];
-	int calls, n = find_dl_sites(ld_so, offs, cookies, &calls), r = 0;
-
-	if (n < 0) {
-		snprintf(err, errlen, "no _dl_debug_state in %s", ld_so);
-		return -1;
-	}
-	/* A uprobe on a `call` is emulated.  On the hook's entry, a `ret`, the
-	 * kernel single-steps a copy of the instruction out of line: ~20 µs a
-	 * hit here; on the calls, one hit a dlopen, none a dlclose. */
-	if (a->multi)
-		r = link_multi(a, bpf_program__fd(prog), ld_so, offs, NULL, cookies, n, pid);
-	else
-		for (int i = 0; i < n && !r; i++)
-			r = link_one(a, prog, ld_so, offs[i], cookies[i], pid);
-	if (r) {
-		snprintf(err, errlen, "failed to attach to _dl_debug_state in %s: %s", ld_so, strerror(errno));
-		return -1;
-	}
-	a->dl_sites = calls ? n : 0;
-	return 0;
-}
-
-int tr2_attach_dl_sites(const struct tr2_attach *a)
-{
-	return a->dl_sites;
-}
-
 int tr2_attach_objects(const struct tr2_attach *a)
 {
 	int n = 0;
@@ -1048,24 +828,4 @@ void tr2_attach_free(struct tr2_attach *a)
 	free(a->objects);
 	free(a->specs);
 	free(a);
-}
-
-char *tr2_find_ld_so(void)
-{
-	FILE *maps = fopen("/proc/self/maps", "re");
-	char line[PATH_MAX + 256], *found = NULL;
-
-	if (!maps)
-		return NULL;
-	while (!found && fgets(line, sizeof(line), maps)) {
-		char *path = strchr(line, '/');
-
-		if (!path)
-			continue;
-		path[strcspn(path, "\n")] = '\0';
-		if (strstr(path, "/ld-linux") || strstr(path, "/ld-musl") || strstr(path, "/ld.so"))
-			found = strdup(path);
-	}
-	fclose(maps);
-	return found;
 }

@@ -38,8 +38,8 @@ struct tr2_object {
 };
 
 /*
- * Before obj is loaded: makes its "probe_<probe>" programs and "dl_update"
- * uprobe-multi programs where the kernel has those links (Linux 6.6+).
+ * Before obj is loaded: makes its "probe_<probe>" programs uprobe-multi
+ * programs where the kernel has those links (Linux 6.6+).
  * Returns 1 when it did, 0 when probes will be attached one perf uprobe per
  * site.
  */
@@ -91,22 +91,6 @@ int tr2_attach_enable(struct tr2_attach *a, struct tr2_object *o, pid_t pid, int
  * CPU); sets o->enable_all.  Returns 0, or -1 with a reason in err. */
 int tr2_attach_enable_all(struct tr2_attach *a, struct tr2_object *o, char *err, size_t errlen);
 
-/*
- * Attaches prog where the dynamic loader ld_so calls its r_brk hook
- * (_dl_debug_state), which it does before and after it maps or unmaps
- * objects: at each `call _dl_debug_state` its code has, else at the hook's
- * entry, for process pid or, pid 0, every process.  The BPF cookie is the
- * distance from the probed instruction to _r_debug.r_state (0: unknown), so
- * that the program can tell the calls apart.  Returns 0, or -1 with a
- * reason in err.
- */
-int tr2_attach_dl_hook(struct tr2_attach *a, struct bpf_program *prog, const char *ld_so, pid_t pid,
-		       char *err, size_t errlen);
-
-/* How many `call _dl_debug_state` sites the last tr2_attach_dl_hook()
- * probed; 0 when it probed the hook's entry instead. */
-int tr2_attach_dl_sites(const struct tr2_attach *a);
-
 /* Puts the object (dev, ino) (struct tr2_object_key, as the eBPF side named
  * it in a stop record) into the "known" map, for process pid where objects
  * are known per process (tr2_attach_set_known_per_process). */
@@ -125,7 +109,5 @@ int tr2_attach_sites(const struct tr2_attach *a);
  * is allowed.  The kernel lowers every semaphore tr2-bpf raised. */
 void tr2_attach_free(struct tr2_attach *a);
 
-/* The dynamic loader that this program itself runs under (a path), or NULL. */
-char *tr2_find_ld_so(void);
 
 #endif

@@ -361,7 +361,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (verbose)
 			fprintf(stderr, "tr2-bpf: dropped a record: %s\n", why);
 		/* A process that stopped itself for us must not stay stopped. */
-		if (size >= sizeof(*h) && (h->kind == TR2_REC_EXECVE || h->kind == TR2_REC_DL_UPDATE))
+		if (size >= sizeof(*h) && (h->kind == TR2_REC_EXECVE || h->kind == TR2_REC_NEW_OBJECT))
 			let_go(tr, (pid_t)h->pid);
 		return 0;
 	}
@@ -383,7 +383,7 @@ static int on_record(void *ctx, void *data, size_t size)
 				tr->procs[i] = tr->procs[--tr->nprocs];
 		break;
 	case TR2_REC_EXECVE:
-	case TR2_REC_DL_UPDATE:
+	case TR2_REC_NEW_OBJECT:
 		/* An object not known yet: the process waits (num[0]), or went on
 		 * because tr2-bpf could not serve it then (attached late). */
 		if (tr->dec.hdr.num[0] || tr->dec.hdr.num[1] || tr->dec.hdr.num[2])
@@ -902,7 +902,6 @@ int main(int argc, char **argv)
 	bpf_map__set_max_entries(tr.skel->maps.aggs, opts.sum.keys);
 	if (!tr.mode->follow)
 		bpf_program__set_autoload(tr.skel->progs.on_fork, false);
-	tr.ld_so = tr2_find_ld_so();
 	multi = tr2_attach_prepare(tr.skel->obj);
 	if (tr2_bpf__load(tr.skel)) {
 		int e = errno;
@@ -938,17 +937,12 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	if (tr2_bpf__attach(tr.skel))
-		tr2_fail("failed to attach the fork and exec tracepoints: %s", strerror(errno));
+		tr2_fail("failed to attach the fork, exec, exit and page fault tracepoints: %s", strerror(errno));
 	tr.mode->start(&tr);
 	started_ns = tr2_mono_ns();
 	if (pipe2(watchdog_stop, O_CLOEXEC) || pthread_create(&watchdog_thread, NULL, watchdog, &tr))
 		tr2_fail("failed to start the watchdog thread: %s", strerror(errno));
 
-	if (verbose && tr.ld_so && tr2_attach_dl_sites(tr.attach))
-		fprintf(stderr, "tr2-bpf: loader hook: the %d calls of _dl_debug_state in %s\n",
-			tr2_attach_dl_sites(tr.attach), tr.ld_so);
-	else if (verbose && tr.ld_so)
-		fprintf(stderr, "tr2-bpf: loader hook: the entry of _dl_debug_state in %s\n", tr.ld_so);
 	for (;;) {
 		/* Returns early only when the eBPF side forced a wakeup; then or
 		 * after POLL_MS it reads whatever arrived. */
@@ -1052,6 +1046,5 @@ int main(int argc, char **argv)
 	free(opts.pids);
 	free(tr.procs);
 	free(tr.losses);
-	free(tr.ld_so);
 	return status;
 }

@@ -122,11 +122,6 @@ static void pid_start(struct tracer *tr)
 				 "are in the program's own code: rebuild it with this version", (int)pid);
 		if (!sc.runtimes)
 			tr2_fail("no trace2 probes in process %d (its executable and shared objects)", (int)pid);
-		/* dlopen after the attach; a target that has just exited is not
-		 * worth a warning */
-		if (tr->ld_so && tr2_attach_dl_hook(tr->attach, tr->skel->progs.dl_update, tr->ld_so, pid,
-						    err, sizeof(err)) && !tr2_gone(pid))
-			fprintf(stderr, "tr2-bpf: %s; objects loaded later are not traced\n", err);
 	}
 	if (tr->opts->npids == 1)
 		fprintf(stderr, "tr2-bpf: tracing process %d: %d probe sites in %d objects; Ctrl-C to stop\n",
@@ -304,12 +299,12 @@ static void cmd_start(struct tracer *tr)
 	if (!st)
 		abort();
 	tr->mode_state = st;
-	if (!tr->ld_so)
-		tr2_fail("cannot find the dynamic loader");
-	if (tr2_attach_dl_hook(tr->attach, tr->skel->progs.dl_update, tr->ld_so, 0, err, sizeof(err)))
-		tr2_fail("%s", err);
-	/* CMD was forked first (tr2_cmd.h), held until now */
+	/* CMD was forked first (tr2_cmd.h), held until now.  Until its exec it
+	 * runs tr2-bpf's own code: looked at now, those objects (ld.so, libc
+	 * among them) stop neither it nor the programs after it. */
 	add_traced(tr, tr2_cmd_pid(tr->cmd));
+	if (cmd_attach(tr, tr2_cmd_pid(tr->cmd), err, sizeof(err)))
+		tr2_fail("%s", err);
 	if (tr2_cmd_release(tr->cmd))
 		tr2_fail("failed to start '%s': %s", tr->opts->cmd[0], strerror(errno));
 }
@@ -386,10 +381,6 @@ static void all_start(struct tracer *tr)
 
 	if (!proc)
 		tr2_fail("failed to read /proc: %s", strerror(errno));
-	if (!tr->ld_so)
-		tr2_fail("cannot find the dynamic loader");
-	if (tr2_attach_dl_hook(tr->attach, tr->skel->progs.dl_update, tr->ld_so, 0, err, sizeof(err)))
-		tr2_fail("%s", err);
 	while ((d = readdir(proc))) {
 		struct scan sc = { .tr = tr };
 		pid_t pid;

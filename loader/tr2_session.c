@@ -751,7 +751,7 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 	case TR2_REC_EXECVE:
 		on_execve(s, d);
 		return;
-	case TR2_REC_DL_UPDATE:
+	case TR2_REC_NEW_OBJECT:
 		return;
 	case TR2_REC_THREAD_GONE:
 		t = find_thread(s, h->tid);

@@ -67,7 +67,6 @@ struct tracer {
 	struct tr2_sites *sites;     /* interned strings of the records so far */
 	struct tr2_decoded dec;
 	uint64_t decode_errors;
-	char *ld_so;                 /* the dynamic loader, whose hook tells of dlopen */
 	pid_t *procs;                /* live traced processes (-- CMD: the whole tree) */
 	int nprocs, cap;
 	struct {

@@ -6,7 +6,7 @@
 # With --bench, also what `make bench` compares against (LTTng-UST, perf).
 set -eu
 pkgs="make gcc g++ clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libssl-dev \
-libsimdjson-dev libcmocka-dev systemtap-sdt-dev libclang-rt-14-dev libcapstone-dev python3 git \
+libsimdjson-dev libcmocka-dev systemtap-sdt-dev libclang-rt-14-dev python3 git \
 man-db mandoc dpkg-dev debhelper lintian chromium sudo bpftrace"
 # npm fetches speedscope for tests/e2e/viewers.sh; a Node.js that is not
 # Debian's (NodeSource's) brings its own npm and conflicts with Debian's

@@ -15,7 +15,7 @@
  * decoded record the harness makes the other calls tr2-bpf's on_record()
  * makes, with values taken from the record where tr2-bpf's come from
  * elsewhere (the clock, BPF maps):
- *   execve, dl_update    when num[0] != 0 (the process was stopped to attach):
+ *   execve, new_object   when num[0] != 0 (the process was stopped to attach):
  *                        tr2_session_resumed() after, 250 µs after ts_ns,
  *                        then tr2_session_flush()
  *   proc_gone            when num[0] != 0, tr2_session_lost(pid, num[0],
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (h->kind == TR2_REC_PROC_GONE && h->num[0])
 				tr2_session_lost(s, h->pid, (uint64_t)h->num[0], h->ts_ns);
 			tr2_session_record(s, &dec);
-			if ((h->kind == TR2_REC_EXECVE || h->kind == TR2_REC_DL_UPDATE) && h->num[0]) {
+			if ((h->kind == TR2_REC_EXECVE || h->kind == TR2_REC_NEW_OBJECT) && h->num[0]) {
 				tr2_session_resumed(s, h->pid, h->ts_ns, h->ts_ns + 250000);
 				tr2_session_flush(s);
 			}

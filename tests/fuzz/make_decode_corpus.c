@@ -251,7 +251,7 @@ static void one(unsigned kind, unsigned tid, unsigned long long ts)
 	case TR2_REC_FORK:
 		begin(kind, CHILD, CHILD, 0, ts, PID, ts, 0); end(); break;
 	case TR2_REC_EXECVE:        /* stopped: it maps an object not known yet */
-	case TR2_REC_DL_UPDATE:
+	case TR2_REC_NEW_OBJECT:
 		begin(kind, PID, PID, 0, ts, 1, DEV, INO); end(); break;
 	case TR2_REC_THREAD_GONE:
 		begin(kind, PID, tid, 0, ts, 0, 0, 0); end(); break;
@@ -268,7 +268,7 @@ static const char *const kind_names[TR2_REC__COUNT] = {
 	"cmd_name", "cmd_mode", "alias", "def_param", "def_repo", "child_start", "child_exit",
 	"child_ready", "exec", "exec_result", "thread_start", "thread_exit", "region_enter",
 	"region_leave", "data", "data_json", "printf", "timer_start", "timer_stop", "counter_add",
-	"thread_info", "fork", "execve", "dl_update", "thread_gone", "metrics", "proc_gone",
+	"thread_info", "fork", "execve", "new_object", "thread_gone", "metrics", "proc_gone",
 };
 
 /* A whole process as tr2_allapi makes it, with a second thread and a third
@@ -348,7 +348,7 @@ static void children_and_exec(void)
 	/* exec of a known program (not stopped), then its loader maps an
 	 * object not known yet (stopped: tr2-bpf attaches and resumes it) */
 	begin(TR2_REC_EXECVE, CHILD, CHILD, 0, t += 1000, 0, 0, 0); end();
-	begin(TR2_REC_DL_UPDATE, CHILD, CHILD, 0, t += 1000, 1, DEV, INO); end();
+	begin(TR2_REC_NEW_OBJECT, CHILD, CHILD, 0, t += 1000, 1, DEV, INO); end();
 	t += RESUMED;
 	begin(TR2_REC_THREAD_INFO, CHILD, CHILD, 0, t, PID, t - RESUMED - 2000, t - RESUMED - 2000);   /* forked */
 	str("git"); str("git"); end();

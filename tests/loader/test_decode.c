@@ -404,11 +404,11 @@ static void proc_gone_decodes(void **state)
 	expect_reject(&b, finish(&b), "bytes left over after the record's strings");
 }
 
-/* EXECVE and DL_UPDATE: num[0] stopped, num[1], num[2] the unknown
+/* EXECVE and NEW_OBJECT: num[0] stopped, num[1], num[2] the unknown
  * object's dev and inode, carried through as they are. */
 static void execve_carries_object(void **state)
 {
-	static const unsigned kinds[] = { TR2_REC_EXECVE, TR2_REC_DL_UPDATE };
+	static const unsigned kinds[] = { TR2_REC_EXECVE, TR2_REC_NEW_OBJECT };
 	struct builder b;
 	const char *why = NULL;
 
