@@ -129,11 +129,10 @@ static __always_inline int wanted(void)
 }
 
 /* Whether the calling process is traced (follow and -p: in `traced`; -a:
- * any) and let through by the filters: the one that exec'd, or whose
- * loader mapped objects, is one to look at. */
+ * any but tr2-bpf) and let through by the filters: the one that exec'd, or
+ * that runs code of an object for the first time, is one to look at. */
 static __always_inline int traced_now(__u32 pid)
 {
-	/* tr2-bpf itself is never held: no one would serve it */
 	return pid != tracer_tgid && (trace_all || bpf_map_lookup_elem(&traced, &pid)) && wanted();
 }
 

@@ -253,7 +253,8 @@ expect_eq "exec without probes, -- CMD: summary" "tr2-bpf: 5 events, 0 lost" "$(
 masked perf "$T/en.p" > "$T/en.m" && same "exec without probes, -- CMD: perf" "$EXP/rel-exec-noprobes.perf" "$T/en.m"
 
 # exec of a program with probes, -p: tr2-bpf follows the new program
-# (its loader hook); as with -- CMD, that program is a new session (d1),
+# (attached at its exec, and at its first instruction in libtr2.so); as with
+# -- CMD, that program is a new session (d1),
 # with no region open and the hierarchy "exec/child".
 run_pid "$T/ep" $STRESS --wait-stdin exec $STRESS child
 not_hung "exec with probes, -p" "$(cat "$T/ep.status")"
