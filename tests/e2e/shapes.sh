@@ -121,6 +121,21 @@ cmd dlopen 607 0 3 -- dlopen 200 $PLUGIN
 expect_eq "dlopen: data i in order, every cycle" "$(seq 0 199)" \
 	"$(sed -nE 's/.*\| \.*i:([0-9]+)$/\1/p' "$T/dlopen.p")"
 
+# A program without the runtime (tr2_dlhost) that dlopens the plugin:
+# libtr2.so is first mapped by that dlopen.  Untraced it runs (a 4 KiB
+# thread-local buffer in libtr2 made the dlopen fail: "cannot allocate
+# memory in static TLS block").  Traced, tr2-bpf attaches to libtr2.so at
+# the first instruction run from it: two stops (tr2_dlhost at its exec,
+# libtr2.so with the plugin), every cycle's events.
+expect_eq "dlhost: a program without the runtime dlopens a plugin on libtr2.so" \
+	"tr2_dlhost: 3 cycles" "$($P/tr2_dlhost 3 $PLUGIN 2>&1)"
+timeout $LIMIT $BPF -v --perf="$T/dlhost.p" -- $P/tr2_dlhost 3 $PLUGIN > "$T/dlhost.out" 2> "$T/dlhost.err"
+expect_eq "dlhost: exit status 0" 0 $?
+expect_eq "dlhost: summary" "tr2-bpf: 9 events, 0 lost" "$(tail -1 "$T/dlhost.err")"
+expect_eq "dlhost: processes stopped to attach" 2 "$(stops "$T/dlhost.err")"
+counted "$T/dlhost.p" > "$T/dlhost.c"
+same "dlhost: PERF lines, counted" "$EXP/shapes-dlhost.perf" "$T/dlhost.c"
+
 # -p: attached while the target waits, before it ever loaded the plugin.
 run_pid() { # NAME ARGS...: tr2-bpf -v -p on tr2_shapes --wait-stdin ARGS
 	local name=$1 prog tracer; shift

@@ -53,6 +53,15 @@ TEST_PROGS += $(TEST_PROGS_DIR)/tr2_shapes $(TEST_PROGS_DIR)/libtr2_plugin.so \
 	      $(TEST_PROGS_DIR)/libtr2_plain.so
 ALL += $(TEST_PROGS_DIR)/tr2_shapes $(TEST_PROGS_DIR)/libtr2_plugin.so $(TEST_PROGS_DIR)/libtr2_plain.so
 
+# tr2_dlhost: a program without the runtime that dlopens the plugin, so that
+# libtr2.so is first mapped by dlopen (tests/e2e/shapes.sh).
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_dlhost
+ALL += $(TEST_PROGS_DIR)/tr2_dlhost
+
+$(TEST_PROGS_DIR)/tr2_dlhost: tests/progs/tr2_dlhost.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -ldl
+
 $(TEST_PROGS_DIR)/libtr2_plain.so: tests/progs/tr2_plain_plugin.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
