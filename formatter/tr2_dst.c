@@ -30,7 +30,7 @@ enum proc_state {
 	PROC_FILE,      /* its own file, path */
 	PROC_SENTINEL,  /* the git-trace2-discard file it created, path */
 	PROC_DISCARD,   /* dropped: too many files */
-	PROC_FAILED,    /* dropped: its file could not be opened */
+	PROC_FAILED,    /* dropped and counted: its file could not be opened or written */
 	PROC_CONN,      /* socket: its own connection, fd */
 	PROC_DROPPED,   /* socket: dropped and counted: no connection, or it failed */
 };
@@ -470,6 +470,7 @@ static void open_proc_file(struct tr2_dst *d, struct proc_file *pf)
 	report(d, "open", base, e);
 	free(base);
 	pf->state = PROC_FAILED;
+	d->dropped_procs++;
 }
 
 /* A process lost its connection, or never had one: its lines are dropped. */
@@ -556,16 +557,11 @@ static struct proc_file *lookup_proc(struct tr2_dst *d, const char *sid)
 }
 
 /* The descriptor to write pf's line to, reopening a file closed for room;
- * -1 when the line is to be dropped (*failed says whether that is a failure). */
-static int proc_fd(struct tr2_dst *d, struct proc_file *pf, bool *failed)
+ * -1 when the line is to be dropped. */
+static int proc_fd(struct tr2_dst *d, struct proc_file *pf)
 {
-	*failed = false;
-	if (pf->state == PROC_DISCARD)
+	if (pf->state == PROC_DISCARD || pf->state == PROC_FAILED)
 		return -1;
-	if (pf->state == PROC_FAILED) {
-		*failed = true;
-		return -1;
-	}
 	pf->last_use = ++d->tick;
 	if (pf->fd < 0) {
 		make_room_for_fd(d);
@@ -573,7 +569,7 @@ static int proc_fd(struct tr2_dst *d, struct proc_file *pf, bool *failed)
 		if (pf->fd < 0) {
 			report(d, "open", pf->path, errno);
 			pf->state = PROC_FAILED;
-			*failed = true;
+			d->dropped_procs++;
 			return -1;
 		}
 		d->nopen++;
@@ -697,11 +693,32 @@ int tr2_dst_commit(struct tr2_dst *d)
 	return d->out.len >= FLUSH_BYTES ? tr2_dst_flush(d) : 0;
 }
 
+/* A line of process pf into its own file.  A process whose file cannot be
+ * opened or written has its lines dropped from then on, counted, and
+ * failed (-1) for that process alone: the other processes' files go on. */
+static int write_proc_file(struct tr2_dst *d, struct proc_file *pf, const char *line, size_t len)
+{
+	int fd = proc_fd(d, pf), e;
+
+	if (fd < 0) {
+		if (pf->state != PROC_FAILED)
+			return 0;   /* discarded (too many files), as git */
+		d->dropped++;
+		return -1;
+	}
+	e = put_all(fd, false, line, len);
+	if (!e)
+		return 0;
+	report(d, "write to", pf->path, e);
+	close_proc_fd(d, pf);
+	pf->state = PROC_FAILED;
+	d->dropped_procs++;
+	d->dropped++;
+	return -1;
+}
+
 int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t len)
 {
-	const char *what = d->name;
-	int fd = d->fd;
-
 	if (d->buffered) {
 		if (d->failed)
 			return -1;
@@ -711,16 +728,9 @@ int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t l
 
 	if (d->kind == DST_SOCKET)
 		return write_socket(d, lookup_proc(d, sid), line, len);
-	if (d->kind == DST_DIR) {
-		struct proc_file *pf = lookup_proc(d, sid);
-		bool failed;
-
-		fd = proc_fd(d, pf, &failed);
-		if (fd < 0)
-			return failed ? -1 : 0;
-		what = pf->path;
-	}
-	return write_all(d, fd, what, line, len);
+	if (d->kind == DST_DIR)
+		return write_proc_file(d, lookup_proc(d, sid), line, len);
+	return write_all(d, d->fd, d->name, line, len);
 }
 
 void tr2_dst_close(struct tr2_dst *d)

@@ -79,6 +79,9 @@ struct tr2_dst *tr2_dst_open(const char *value, char *err, size_t errlen);
  * raise SIGPIPE, as for any Unix filter: callers that mind ignore SIGPIPE.
  * A line of a process that a directory destination discards (see
  * tr2_dst_set_max_files) is dropped and counts as written (returns 0).
+ * A directory destination fails per process: when a process's file cannot
+ * be opened or written, its lines are dropped and counted (tr2_dst_dropped)
+ * and -1 is returned for them; other processes' files go on.
  * A socket destination fails per process: when a process's connection cannot
  * be made (no listener, TR2_DST_MAX_CONNECTIONS open) or fails (the peer went
  * away), that process's lines are dropped and counted (tr2_dst_dropped) and
@@ -164,11 +167,11 @@ int tr2_dst_flush(struct tr2_dst *d);
 bool tr2_dst_per_process(const struct tr2_dst *d);
 
 /*
- * Socket destinations: the lines dropped so far (see tr2_dst_write); into
- * *procs (unless NULL) the number of processes that lost lines, into
- * *refused (unless NULL) how many of them were refused a connection because
- * TR2_DST_MAX_CONNECTIONS were open.  0 for other destinations, which fail
- * as a whole instead (tr2_dst_write returns -1).
+ * Socket and directory destinations: the lines dropped so far (see
+ * tr2_dst_write); into *procs (unless NULL) the number of processes that
+ * lost lines, into *refused (unless NULL) how many of them were refused a
+ * connection because TR2_DST_MAX_CONNECTIONS were open.  0 for other
+ * destinations, which fail as a whole instead (tr2_dst_write returns -1).
  */
 uint64_t tr2_dst_dropped(const struct tr2_dst *d, uint64_t *procs, uint64_t *refused);
 

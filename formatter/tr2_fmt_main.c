@@ -236,7 +236,9 @@ static int convert(FILE *f, const char *name, struct tr2_reader *rd, struct tr2_
 		if (rc < 0) {
 			fprintf(stderr, "tr2-fmt: %s:%lu: %s\n", name, lineno, tr2_reader_error(rd));
 			status = EXIT_MALFORMED;
-		} else if (tr2_target_emit(t, &ev)) {
+		} else if (tr2_target_emit(t, &ev) && !tr2_dst_per_process(t->dst)) {
+			/* a directory or socket DEST drops and counts the
+			 * lines of the one process that failed: below */
 			return status | EXIT_TROUBLE | OUTPUT_FAILED;
 		}
 	}
@@ -336,8 +338,9 @@ int main(int argc, char **argv)
 	 * stacks); a destination that failed already drops it */
 	if (tr2_target_finish(&t) || tr2_dst_flush(t.dst))
 		status |= EXIT_TROUBLE;
-	/* a socket DEST's processes whose connection failed (reported, then
-	 * counted by tr2_target_finish): the output is not whole */
+	/* a directory or socket DEST's processes whose file or connection
+	 * failed (reported, then counted by tr2_target_finish): the output is
+	 * not whole */
 	if (tr2_dst_dropped(t.dst, NULL, NULL))
 		status |= EXIT_TROUBLE;
 	free(in.buf);

@@ -327,9 +327,11 @@ static const char *parent_hierarchy(struct tr2_session *s, struct proc *p)
 static void emit(struct tr2_session *s, const struct tr2_ev *ev)
 {
 	/* A destination that failed (reported once by tr2_dst) gets no more
-	 * lines; the others go on. */
+	 * lines; the others go on.  One with a file or connection per process
+	 * fails per process: it drops and counts that process's lines. */
 	for (int i = 0; i < s->ntargets; i++)
-		if (!s->dead[i] && tr2_target_emit(s->targets[i], ev)) {
+		if (!s->dead[i] && tr2_target_emit(s->targets[i], ev) &&
+		    !tr2_dst_per_process(s->targets[i]->dst)) {
 			s->dead[i] = 1;
 			s->live_targets--;
 		}

@@ -40,6 +40,21 @@ for sid in $sids; do
 	check "directory: file ${sid##*/}" "$T/want.one" "$T/dir/${sid##*/}"
 done
 
+# A process whose file cannot be made (its name and .1 to .9 taken, as git
+# tries them): its lines are dropped, counted and said once; the other
+# process's file is whole; tr2-fmt exits 2 (the output is not whole).
+first=${sids%% *} second=${sids##* }
+mkdir "$T/taken"
+for suffix in "" .1 .2 .3 .4 .5 .6 .7 .8 .9; do : > "$T/taken/${first##*/}$suffix"; done
+"$fmt" --event="$T/taken" "$in" 2> "$T/taken.err"
+check "directory, one process's file taken: exit status 2" <(echo 2) <(echo $?)
+n=$(grep -cF "\"sid\":\"$first\"" "$T/want.event")
+printf "tr2: cannot open '%s': File exists\ntr2: '%s': %s lines of 1 process dropped\n" \
+	"$T/taken/${first##*/}" "$T/taken" "$n" > "$T/taken.want"
+check "directory, one process's file taken: stderr" "$T/taken.want" "$T/taken.err"
+grep -F "\"sid\":\"$second\"" "$T/want.event" > "$T/want.one"
+check "directory, one process's file taken: the other process's file whole" "$T/want.one" "$T/taken/${second##*/}"
+
 mkdir "$T/full"
 "$fmt" --event="$T/full" --max-files=3 "$in"
 check "directory at --max-files: git's sentinel" <(echo "$(ls "$T/full" | wc -l) $(ls "$T/full" | grep -c git-trace2-discard)") <(echo "2 1")

@@ -243,13 +243,14 @@ static void test_dir_naming(void **state)
 }
 
 /* git tries the name and ".1" to ".9"; then the process's lines are lost,
- * which is reported once */
+ * which is reported once and counted, and the other processes' files go on */
 static void test_dir_collisions_exhausted(void **state)
 {
 	char dir[256];
 	char name[32], want[512];
 	struct tr2_dst *d;
 	const char *err;
+	uint64_t procs;
 
 	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, "full");
 	assert_int_equal(mkdir(dir, 0755), 0);
@@ -266,6 +267,8 @@ static void test_dir_collisions_exhausted(void **state)
 	err = captured_stderr();
 	snprintf(want, sizeof(want), "tr2: cannot open '%s/P5': File exists\n", dir);
 	assert_string_equal(err, want);
+	assert_int_equal(tr2_dst_dropped(d, &procs, NULL), 2);
+	assert_int_equal(procs, 1);
 	tr2_dst_close(d);
 	assert_string_equal(slurp(path_in(dir, "P6")), "fine\n");
 }
