@@ -180,6 +180,12 @@ __u64 oldest_hold;
  * its next new object, and again. */
 int tracer_absent;
 
+/* tr2-bpf is still looking at the processes it traces from the start (-p,
+ * -a): no process is held until it polls the ring buffer; a record that
+ * names a new object says it was not held, and tr2-bpf attaches to that
+ * object when it reads it.  Set and cleared by tr2-bpf. */
+int starting;
+
 /* The interned strings a thread has sent (tr2_record.h), per call site,
  * kept 4-way set-associative: a call site's key (see site_key()) goes in
  * one of the 4 slots of its set (key % SITE_SLOTS, rounded down to 4), the
@@ -1395,13 +1401,15 @@ int BPF_PROG(on_exit, struct task_struct *p)
 }
 
 /* Whether process pid may be held (stopped) for tr2-bpf, from now_ns:
- * entered into `held`, unless tr2-bpf cannot serve it or too many are held
- * (then counted in unserved[1]). */
+ * entered into `held`, unless tr2-bpf is starting, or cannot serve it or
+ * too many are held (then counted in unserved[1]). */
 static __always_inline int hold(__u32 pid, __u64 now_ns)
 {
 	__u32 one = 1;
 	__u64 *n;
 
+	if (starting)
+		return 0;
 	if (!tracer_absent && bpf_map_update_elem(&held, &pid, &now_ns, BPF_ANY) == 0) {
 		if (!oldest_hold)
 			oldest_hold = now_ns;

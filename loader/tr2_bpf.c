@@ -936,9 +936,15 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 
+	/* Until -p or -a has looked at what runs now, a process that runs code
+	 * of an object not seen yet is not stopped for it: nothing would serve
+	 * the stop before the loop below.  -- CMD traces only CMD, which starts
+	 * at the end of its start and is held at its exec as ever. */
+	tr.skel->bss->starting = !tr.mode->follow;
 	if (tr2_bpf__attach(tr.skel))
 		tr2_fail("failed to attach the fork, exec, exit and page fault tracepoints: %s", strerror(errno));
 	tr.mode->start(&tr);
+	tr.skel->bss->starting = 0;
 	started_ns = tr2_mono_ns();
 	if (pipe2(watchdog_stop, O_CLOEXEC) || pthread_create(&watchdog_thread, NULL, watchdog, &tr))
 		tr2_fail("failed to start the watchdog thread: %s", strerror(errno));
