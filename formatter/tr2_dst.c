@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "tr2_buf.h"
 #include "tr2_dst.h"
+#include "tr2_mem.h"
 
 #define DISCARD_SENTINEL_NAME "git-trace2-discard"  /* git's DISCARD_SENTINEL_NAME */
 #define MAX_AUTO_ATTEMPTS 10                          /* git's MAX_AUTO_ATTEMPTS */
@@ -89,15 +90,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p)
-		abort();
-	return p;
 }
 
 static struct tr2_dst *new_dst(enum dst_kind kind, const char *name, int fd, bool own_fd)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tr2_json.h"
+#include "tr2_mem.h"
 #include "tr2_read_event.h"
 #include "tr2_read_json.h"
 
@@ -155,22 +156,6 @@ struct tr2_reader {
 
 	size_t kind_len[TR2_EV__COUNT];   /* strlen(tr2_ev_kind_name(k)) */
 };
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p)
-		abort();
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-	if (!d)
-		abort();
-	return d;
-}
 
 struct tr2_reader *tr2_reader_new(void)
 {

@@ -3,29 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tr2_buf.h"
+#include "tr2_mem.h"
 #include "tr2_view.h"
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (!p)
-		abort();
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n, size_t size)
+static void *xreallocarray(void *p, size_t n, size_t size)
 {
 	p = reallocarray(p, n, size);
-	if (!p)
-		abort();
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
 	if (!p)
 		abort();
 	return p;
@@ -149,7 +132,7 @@ struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, int64_t
 			p->pid = v->next_id++;
 		p->index = v->nprocs;
 		p->first_ns = now_ns;
-		v->procs = xrealloc(v->procs, (size_t)v->nprocs + 1, sizeof(*v->procs));
+		v->procs = xreallocarray(v->procs, (size_t)v->nprocs + 1, sizeof(*v->procs));
 		v->procs[v->nprocs++] = p;
 		v->slots[i] = p;
 		*is_new = true;
@@ -179,7 +162,7 @@ struct tr2_view_thread *tr2_view_thread(struct tr2_view *v, struct tr2_view_proc
 	t->name = xstrdup(name);
 	t->tid = !strcmp(name, "main") ? p->pid : v->next_id++;
 	t->first_ns = now_ns;
-	p->threads = xrealloc(p->threads, (size_t)p->nthreads + 1, sizeof(*p->threads));
+	p->threads = xreallocarray(p->threads, (size_t)p->nthreads + 1, sizeof(*p->threads));
 	p->last_thread = p->nthreads;
 	p->threads[p->nthreads++] = t;
 	*is_new = true;
@@ -193,7 +176,7 @@ struct tr2_view_frame *tr2_view_push(struct tr2_view_thread *t, const char *cate
 
 	if (t->depth == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 8;
-		t->frames = xrealloc(t->frames, (size_t)t->cap, sizeof(*t->frames));
+		t->frames = xreallocarray(t->frames, (size_t)t->cap, sizeof(*t->frames));
 	}
 	f = &t->frames[t->depth++];
 	f->name_off = t->names.len;
@@ -226,7 +209,7 @@ void tr2_view_child_start(struct tr2_view_proc *p, int child_id, int64_t now_ns,
 {
 	struct tr2_view_child *c;
 
-	p->children = xrealloc(p->children, (size_t)p->nchildren + 1, sizeof(*p->children));
+	p->children = xreallocarray(p->children, (size_t)p->nchildren + 1, sizeof(*p->children));
 	c = &p->children[p->nchildren++];
 	c->child_id = child_id;
 	c->start_ns = now_ns;

@@ -94,24 +94,6 @@ struct tr2_session {
 	struct thread *last;   /* lookup cache: records come in runs per thread */
 };
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (!p)
-		abort();
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s ? s : "");
-
-	if (!p)
-		abort();
-	return p;
-}
-
 void tr2_host_hash(char *buf, size_t size)
 {
 	char host[256];

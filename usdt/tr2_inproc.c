@@ -30,6 +30,7 @@
 #include "tr2_dst.h"
 #include "tr2_inproc.h"
 #include "tr2_json.h"
+#include "tr2_mem.h"
 #include "tr2_runtime.h"
 #include "tr2_tgt.h"
 
@@ -152,23 +153,6 @@ static uint64_t clock_ns(clockid_t clock)
 
 	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p)
-		abort();   /* as the formatter's buffers */
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s ? s : "");
-
-	if (!p)
-		abort();
-	return p;
 }
 
 /* git's warning(): "warning: <msg>" on stderr, one write. */
