@@ -20,7 +20,6 @@
 #define SIGTSTP 20
 #define SIGTTIN 21
 #define SIGTTOU 22
-#define VM_EXEC 0x4     /* include/linux/mm.h */
 #define X86_PF_INSTR 0x10  /* page fault error code: an instruction fetch (arch/x86) */
 
 /* Tasks and their signals (kernel kfuncs, Linux 6.13+). */

@@ -78,9 +78,8 @@ enum tr2_rec_kind {
 	TR2_REC_EXECVE,
 	/* A traced process is about to run code of an object file not known
 	 * yet (the first instruction fetched from it faulted: dlopen, or the
-	 * libraries a program starts with): num[] as for TR2_REC_EXECVE, the
-	 * key 0 when the eBPF side could not tell the file (tr2-bpf looks at
-	 * every object the process maps). */
+	 * libraries a program starts with): num[] as for TR2_REC_EXECVE.
+	 * tr2-bpf looks at every object the process maps. */
 	TR2_REC_NEW_OBJECT,
 	/* A thread that had sent records exited (or its process called exec
 	 * from another thread): its interned strings can be forgotten. */
