@@ -2,7 +2,7 @@
 LOADER_SRCS := loader/tr2_bpf.c loader/tr2_attach.c loader/tr2_cmd.c loader/tr2_decode.c loader/tr2_mode.c \
 	loader/tr2_session.c loader/tr2_ring.c loader/tr2_summary.c
 LOADER_OBJS := $(LOADER_SRCS:%.c=$(BUILD)/%.o)
-LOADER_LIBS := -lpthread -lbpf -lelf -lz -lcrypto $(FMT_LIBS)
+LOADER_LIBS := -lpthread -lbpf -lelf -lz $(FMT_LIBS)
 
 $(BUILD)/loader/%.o: loader/%.c $(BUILD)/tr2.skel.h $(wildcard loader/*.h formatter/*.h bpf/*.h)
 	@mkdir -p $(dir $@)

@@ -33,6 +33,7 @@
 #include "tr2_mode.h"
 #include "tr2_ring.h"
 #include "tr2_session.h"
+#include "tr2_sid.h"
 #include "tr2_summary.h"
 #include "tr2_tgt.h"
 #include "tr2_tracer.h"
@@ -915,7 +916,7 @@ int main(int argc, char **argv)
 
 	clock_gettime(CLOCK_REALTIME, &real);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
-	tr2_host_hash(host, sizeof(host));
+	tr2_sid_host(host, sizeof(host));
 	tr.session = tr2_session_new(target_ptrs, opts.nformats,
 				     (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + (real.tv_nsec - mono.tv_nsec),
 				     host);

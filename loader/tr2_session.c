@@ -6,10 +6,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <openssl/evp.h>
 
 #include "tr2_mem.h"
 #include "tr2_session.h"
+#include "tr2_sid.h"
 #include "tr2_dst.h"
 #include "tr2_tgt.h"
 
@@ -93,20 +93,6 @@ struct tr2_session {
 	struct thread *threads[NBUCKETS];
 	struct thread *last;   /* lookup cache: records come in runs per thread */
 };
-
-void tr2_host_hash(char *buf, size_t size)
-{
-	char host[256];
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned mdlen = 0;
-
-	if (gethostname(host, sizeof(host)) ||
-	    !EVP_Digest(host, strnlen(host, sizeof(host)), md, &mdlen, EVP_sha1(), NULL)) {
-		snprintf(buf, size, "Localhost");
-		return;
-	}
-	snprintf(buf, size, "H%02x%02x%02x%02x", md[0], md[1], md[2], md[3]);
-}
 
 struct tr2_session *tr2_session_new(struct tr2_target **targets, int ntargets,
 				    int64_t mono_to_real_ns, const char *host_hash)
@@ -258,37 +244,24 @@ static struct thread *thread_of(struct tr2_session *s, const struct tr2_rec *h)
 	return t;
 }
 
-/* Formats git's sid component: "<UTC start>Z-H<hash>-P<pid hex>" (tr2_sid.c). */
+/* The process's sid (tr2_sid.c): under its parent's, which exec keeps, or
+ * else the nearest traced ancestor's that wrote events, as
+ * GIT_TRACE2_PARENT_SID would have made it. */
 static void make_sid(struct tr2_session *s, struct proc *p)
 {
 	int64_t real_us = ((int64_t)p->start_ns + s->mono_to_real_ns) / 1000;
-	time_t secs = real_us / 1000000;
-	struct tm tm;
 	const char *parent = p->exec_parent_sid;
-	char own[128];
 	struct proc *q;
+	size_t n;
 	int hops;
 
 	set_parent(s, p);
-	gmtime_r(&secs, &tm);
-	snprintf(own, sizeof(own), "%04d%02d%02dT%02d%02d%02d.%06ldZ-%s-P%08" PRIx32,
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (long)(real_us % 1000000), s->host_hash, p->pid);
-	/* The nearest traced ancestor that wrote events is the parent session,
-	 * as GIT_TRACE2_PARENT_SID would have made it. */
 	for (q = p->parent, hops = 0; !parent && q && hops < 64; q = q->parent, hops++)
 		if (q->sid)
 			parent = q->sid;
-	if (parent) {
-		size_t n = strlen(parent) + 1 + strlen(own) + 1;
-
-		p->sid = malloc(n);
-		if (!p->sid)
-			abort();
-		snprintf(p->sid, n, "%s/%s", parent, own);
-	} else {
-		p->sid = xstrdup(own);
-	}
+	n = tr2_sid_format(NULL, 0, parent, real_us, s->host_hash, p->pid) + 1;
+	p->sid = xcalloc(1, n);
+	tr2_sid_format(p->sid, n, parent, real_us, s->host_hash, p->pid);
 }
 
 /* The parent session's last cmd_name hierarchy, for "parent/child". */

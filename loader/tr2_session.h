@@ -76,8 +76,4 @@ uint64_t tr2_session_events(const struct tr2_session *s);
 
 void tr2_session_free(struct tr2_session *s);
 
-/* "H" + 8 hex digits of SHA-1(hostname), or "Localhost" when there is no
- * hostname, as git's tr2_sid.c; into buf (at least 16 bytes). */
-void tr2_host_hash(char *buf, size_t size);
-
 #endif

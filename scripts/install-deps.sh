@@ -2,7 +2,9 @@
 # Installs the Debian 12 packages tr2 needs to build and test (run as root);
 # chromium and npm are for tests/e2e/viewers.sh (speedscope, headless), sudo
 # for tests/install/run.sh (README's first commands as a user with sudo),
-# bpftrace for tests/e2e/harm.sh (another tracer on the public probes).
+# bpftrace for tests/e2e/harm.sh (another tracer on the public probes),
+# libssl-dev for the unit test that checks the session id's SHA-1 against
+# OpenSSL's (nothing tr2 builds links it).
 # With --bench, also what `make bench` compares against (LTTng-UST, perf).
 set -eu
 pkgs="make gcc g++ clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libssl-dev \

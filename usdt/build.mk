@@ -6,15 +6,15 @@ TR2_SONAME  := libtr2.so.0
 TR2_SOFILE  := libtr2.so.$(TR2_VERSION)
 
 USDT_SRCS := usdt/tr2_format.c usdt/tr2_ids.c usdt/tr2_inproc.c usdt/tr2_probe.c usdt/tr2_process.c usdt/tr2_tls.c \
-	     usdt/tr2_json_check.c usdt/tr2_sha1.c usdt/tr2_sid.c usdt/tr2_sysenv.c
+	     usdt/tr2_json_check.c usdt/tr2_sysenv.c
 USDT_OBJS := $(USDT_SRCS:usdt/%.c=$(BUILD)/usdt/%.o)
 
 # The in-process targets write with the formatter itself: these sources of
 # libtr2fmt.a, compiled again as the runtime's (hidden) objects.  Not its
 # C++ JSON layer (simdjson, libstdc++): usdt/tr2_json_check.c answers
 # tr2_json_is_valid() here.
-USDT_FMT_SRCS := $(addprefix formatter/,tr2_buf.c tr2_dst.c tr2_event.c tr2_json.c tr2_quote.c \
-		   tr2_target.c tr2_tgt_event.c tr2_tgt_normal.c tr2_tgt_perf.c tr2_time.c)
+USDT_FMT_SRCS := $(addprefix formatter/,tr2_buf.c tr2_dst.c tr2_event.c tr2_json.c tr2_quote.c tr2_sha1.c \
+		   tr2_sid.c tr2_target.c tr2_tgt_event.c tr2_tgt_normal.c tr2_tgt_perf.c tr2_time.c)
 USDT_OBJS += $(USDT_FMT_SRCS:formatter/%.c=$(BUILD)/usdt/fmt/%.o)
 
 # One set of objects serves both libraries: position-independent for the .so,
@@ -33,16 +33,16 @@ $(BUILD)/usdt/fmt/%.o: formatter/%.c usdt/build.mk
 
 -include $(USDT_OBJS:.o=.d)
 
-# The unit tests of the runtime's pure functions (usdt/tr2_inproc.h), run by
-# make test-unit with the formatter's: SHA-1 against OpenSSL and tr2-bpf's
-# tr2_host_hash (loader/tr2_session.c), and tr2_json_check against the
-# formatter's simdjson tr2_json_is_valid, hence both libraries here.
-INPROC_UNIT_SRCS := usdt/tr2_json_check.c usdt/tr2_sha1.c usdt/tr2_sid.c usdt/tr2_sysenv.c
+# The unit tests of the runtime's pure functions (usdt/tr2_inproc.h) and of
+# the session id that it and tr2-bpf share (formatter/tr2_sid.h), run by make
+# test-unit with the formatter's: SHA-1 against OpenSSL, and tr2_json_check
+# against the formatter's simdjson tr2_json_is_valid, hence both libraries.
+INPROC_UNIT_SRCS := usdt/tr2_json_check.c usdt/tr2_sysenv.c
 $(BUILD)/tests/unit/test_inproc: tests/unit/test_inproc.c tests/unit/unit.h usdt/tr2_inproc.h \
-				 $(INPROC_UNIT_SRCS) $(BUILD)/loader/tr2_session.o $(BUILD)/libtr2fmt.a
+				 $(INPROC_UNIT_SRCS) $(BUILD)/libtr2fmt.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/unit -Iloader $(CFLAGS) -o $@ $< $(INPROC_UNIT_SRCS) \
-		$(BUILD)/loader/tr2_session.o $(BUILD)/libtr2fmt.a $(LDFLAGS) $(FMT_LIBS) -lcrypto -lcmocka
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(INPROC_UNIT_SRCS) \
+		$(BUILD)/libtr2fmt.a $(LDFLAGS) $(FMT_LIBS) -lcrypto -lcmocka
 
 # libtr2.a holds one object, linked from all of them, in which every tr2_*
 # name (the runtime's and the formatter's internals) is made local: a program

@@ -32,6 +32,7 @@
 #include "tr2_json.h"
 #include "tr2_mem.h"
 #include "tr2_runtime.h"
+#include "tr2_sid.h"
 #include "tr2_tgt.h"
 
 #define TR2_MAX_THREAD_NAME 24  /* git's trace2/tr2_tls.h */

@@ -10,34 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- tr2_sha1.c ---- */
-
-/* SHA-1 (FIPS 180-4) of the len bytes at data, into out (20 bytes).  Only for
- * git's session id (the hostname's hash), so that the runtime needs no
- * crypto library. */
-void tr2_sha1(const void *data, size_t len, unsigned char out[20]);
-
-/* ---- tr2_sid.c: git's session id (trace2/tr2_sid.c) ---- */
-
-/* Writes "H" and the first 8 lowercase hex digits of SHA-1(host), or
- * "Localhost" when host is NULL or empty, into buf (at least 16 bytes; cut
- * and NUL-terminated to size). */
-void tr2_sid_host_hash(const char *host, char *buf, size_t size);
-
-/* The same for this machine: gethostname(), "Localhost" when that fails, as
- * git's tr2_sid.c and tr2-bpf's tr2_host_hash() do. */
-void tr2_sid_host(char *buf, size_t size);
-
-/*
- * Writes a session id into buf (size bytes, NUL-terminated; returns the
- * length it needs, as snprintf): "<parent>/" when parent is neither NULL nor
- * empty, then this process's component
- *   "<yyyymmdd>T<hhmmss>.<uuuuuu>Z-<host>-P<pid as 8 lowercase hex digits>"
- * with the UTC time real_us (µs since the Unix epoch).
- */
-size_t tr2_sid_format(char *buf, size_t size, const char *parent, int64_t real_us,
-		      const char *host, uint32_t pid);
-
 /* ---- tr2_sysenv.c: the values of git's GIT_TRACE2* variables ---- */
 
 /* What a target variable (GIT_TRACE2, GIT_TRACE2_PERF, GIT_TRACE2_EVENT)

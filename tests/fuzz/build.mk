@@ -30,7 +30,7 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra -Wno-unus
 CLANGXX ?= clang++
 FUZZ_CXXFLAGS := -g -O1 -fno-omit-frame-pointer -std=gnu++17 -fno-exceptions -fno-rtti -Wall -Wextra \
 	$(FUZZ_SAN) -D_GNU_SOURCE -Iformatter $(SIMDJSON_CFLAGS)
-FUZZ_LIBS := $(FMT_LIBS) -lcrypto -lm
+FUZZ_LIBS := $(FMT_LIBS) -lm
 FUZZ_LIB_SRCS := $(FMT_SRCS) $(FMT_CXX_SRCS) formatter/tr2_read_event.c \
 	loader/tr2_decode.c loader/tr2_session.c
 FUZZ_LIB_OBJS := $(patsubst %.cc,$(FUZZ_DIR)/obj/%.o,$(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o))

@@ -1,21 +1,20 @@
 /*
- * tr2_sid.c: git's session id (trace2/tr2_sid.c), for the in-process
- * targets: "<parent sid>/<own>", own being "<UTC time>Z-H<hash>-P<pid>",
- * the same values tr2-bpf computes from outside (loader/tr2_session.c).
+ * tr2_sid.c: see tr2_sid.h.  "<parent sid>/<own>", own being
+ * "<UTC time>Z-H<hash>-P<pid>".
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "tr2_inproc.h"
+#include "tr2_sid.h"
 #include "tr2_time.h"
 
 void tr2_sid_host_hash(const char *host, char *buf, size_t size)
 {
 	unsigned char md[20];
 
-	if (!host || !*host) {
+	if (!host) {
 		snprintf(buf, size, "Localhost");
 		return;
 	}
@@ -28,8 +27,10 @@ void tr2_sid_host(char *buf, size_t size)
 	char host[256];
 
 	/* gethostname may leave the name unterminated when it is cut */
-	if (gethostname(host, sizeof(host) - 1))
-		host[0] = '\0';
+	if (gethostname(host, sizeof(host) - 1)) {
+		tr2_sid_host_hash(NULL, buf, size);
+		return;
+	}
 	host[sizeof(host) - 1] = '\0';
 	tr2_sid_host_hash(host, buf, size);
 }

@@ -1,11 +1,11 @@
 /*
  * tr2_sha1.c: SHA-1 (FIPS 180-4), the one hash git's session id needs (the
- * hostname's), kept here so that no instrumented program links a crypto
- * library.  Straight from the standard: no unrolling, a block at a time.
+ * hostname's), kept here so that neither an instrumented program nor
+ * tr2-bpf links a crypto library.  Straight from the standard: no unrolling, a block at a time.
  */
 #include <string.h>
 
-#include "tr2_inproc.h"
+#include "tr2_sid.h"
 
 static uint32_t rol(uint32_t x, int n)
 {
