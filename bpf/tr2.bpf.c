@@ -196,6 +196,7 @@ int starting;
 #define SITE_SLOTS 128
 #define SITE_WAYS 4
 #define CAT_SLOTS 8
+#define OBJECT_SLOTS 8
 
 /* Per thread: whether its TR2_REC_THREAD_INFO was sent, its open regions
  * (their start times), kept here rather than in tr2-bpf so that a dropped
@@ -216,6 +217,10 @@ struct thread_state {
 	 * it is not aggregated (TR2_AGG_LOST_FULL). */
 	struct tr2_agg_key region_key[TR2_REGION_MAX];
 	__u64 exec_key;   /* --summary: the task's self_exec_id + 1; 0: not read yet */
+	/* object_of(): the calling objects of the thread's last few module
+	 * numbers (direct-mapped by number; module 0: empty). */
+	__u32 module[OBJECT_SLOTS];
+	__u64 object_key[OBJECT_SLOTS];
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -291,6 +296,7 @@ struct hit {
 	const struct __bpf_usdt_spec *spec;
 	__u32 site;             /* probe site number: the cookie's upper half */
 	__u64 key;              /* site_key(), set by begin() */
+	struct thread_state *ts;   /* the calling thread's, set by begin() */
 	__u64 regs[NREGS];
 };
 
@@ -561,21 +567,70 @@ static __always_inline void announce(struct thread_state *ts, struct task_struct
 	}
 }
 
+/* object_of()'s bpf_find_vma() callback: *key := a hash of the mapped
+ * file (device, inode, change time) and the address it is loaded at (a
+ * page is 4 KiB: x86).  The kernel keeps a flag in the top bits of
+ * i_ctime_nsec (I_CTIME_QUERIED, since 6.13): not part of the time. */
+static long object_of_vma(struct task_struct *task, struct vm_area_struct *vma, __u64 *key)
+{
+	struct file *file = vma->vm_file;
+	struct inode *inode;
+	__u64 k;
+
+	if (!file)
+		return 0;
+	inode = file->f_inode;
+	if (!bpf_core_field_exists(inode->i_ctime_sec))
+		return 0;
+	k = (inode->i_sb->s_dev ^ inode->i_ino * 0x9e3779b97f4a7c15ull) * 0x9e3779b97f4a7c15ull;
+	k = (k ^ inode->i_ctime_sec ^ (__u64)(inode->i_ctime_nsec & 0x3fffffff) << 32) * 0x9e3779b97f4a7c15ull;
+	k = (k ^ (vma->vm_start - (vma->vm_pgoff << 12))) * 0x9e3779b97f4a7c15ull;
+	*key = k | 1;
+	return 0;
+}
+
+/* Which object made the hit's call, as far as its literals' bytes go: the
+ * file that holds its __FILE__ literal and the address that file is loaded
+ * at, hashed.  A module number (docs/probes.md) names one load of an object,
+ * so a plugin that is dlopened and dlclosed again and again gets a new one
+ * each time, while its literals stay the same bytes at the same addresses
+ * as long as the same file (same device, inode and change time) is loaded
+ * at the same address: keyed this way, its call sites' strings are read and
+ * sent once per thread, not once per load (ld.so's fstat at each dlopen
+ * makes the kernel give a file rewritten in place a new change time).
+ * Looked up (bpf_find_vma) at a thread's first hit from each module number,
+ * kept for its last OBJECT_SLOTS; when there is no file (or the mm is busy,
+ * or the kernel is older than 5.17), the module number itself, which is
+ * never given twice in a process. */
+static __always_inline __u64 object_of(struct thread_state *ts, const struct hit *p)
+{
+	__u32 module = event_arg(p, MODULE_ARG), slot = module & (OBJECT_SLOTS - 1);
+	__u64 key = 0;
+
+	if (module && ts->module[slot] == module)
+		return ts->object_key[slot];
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma))   /* 5.17 */
+		bpf_find_vma(bpf_get_current_task_btf(), arg(p, 1), object_of_vma, &key, 0);
+	if (!key)
+		key = (__u64)module << 1;   /* even: never an object_of_vma() key */
+	ts->module[slot] = module;
+	ts->object_key[slot] = key;
+	return key;
+}
+
 /* A call site, as far as its strings go: the probe site (which runtime),
- * the event kind, the calling object's module number and the addresses of
- * the call's literal strings
- * (the file, arg 1, and arg 3 + i for literals bit i), hashed; never 0.
- * Same key, same bytes: a module number is never given twice in a process,
- * so an object loaded where another was unloaded has other keys, and the
- * addresses count because one call site may pass different literals (a
- * compiler may merge two call sites that differ only in the literals they
- * load; gcc -Os cross-jumping does). */
-static __always_inline __u64 site_key(const struct hit *p, __u8 literals)
+ * the event kind, the calling object (object_of()) and the addresses of
+ * the call's literal strings (the file, arg 1, and arg 3 + i for literals
+ * bit i), hashed; never 0.  Same key, same bytes: the addresses count
+ * because one call site may pass different literals (a compiler may merge
+ * two call sites that differ only in the literals they load; gcc -Os
+ * cross-jumping does). */
+static __always_inline __u64 site_key(struct thread_state *ts, const struct hit *p, __u8 literals)
 {
 	__u64 k = p->site;
 
 	k = (k ^ event_arg(p, KIND_ARG)) * 0x9e3779b97f4a7c15ull;
-	k = (k ^ event_arg(p, MODULE_ARG)) * 0x9e3779b97f4a7c15ull;
+	k = (k ^ object_of(ts, p)) * 0x9e3779b97f4a7c15ull;
 	k = (k ^ arg(p, 1)) * 0x9e3779b97f4a7c15ull;
 #pragma unroll
 	for (int i = 1; i <= 3; i++)
@@ -668,7 +723,8 @@ static __always_inline struct tr2_rec *begin(struct hit *p, __u8 kind, __u8 lite
 	track_regions(ts, r);
 	r->line = arg(p, 2);
 	r->interned = literals | 1;
-	p->key = site_key(p, literals);
+	p->key = site_key(ts, p, literals);
+	p->ts = ts;
 	__u32 set = p->key % SITE_SLOTS & ~(SITE_WAYS - 1), slot = set, free = SITE_SLOTS;
 
 #pragma unroll
@@ -694,15 +750,10 @@ static __always_inline struct tr2_rec *begin(struct hit *p, __u8 kind, __u8 lite
  * the thread's later records from that site leave them out. */
 static __always_inline int end(const struct hit *p, struct tr2_rec *r)
 {
-	struct thread_state *ts;
-
 	if (send(r, r->size))
 		return -1;
-	if (r->interned && !(r->flags & TR2_RECF_REF)) {
-		ts = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
-		if (ts)
-			ts->site_key[(r->site - 1) & (SITE_SLOTS - 1)] = p->key;
-	}
+	if (r->interned && !(r->flags & TR2_RECF_REF))
+		p->ts->site_key[(r->site - 1) & (SITE_SLOTS - 1)] = p->key;
 	return 0;
 }
 

@@ -54,8 +54,12 @@ $(BUILD)/libtr2.a: $(USDT_OBJS)
 	objcopy --wildcard --localize-symbol='tr2_*' $(BUILD)/usdt/libtr2.o
 	$(AR) rcs $@ $(BUILD)/usdt/libtr2.o
 
+# -z nodelete: once loaded, libtr2.so stays until exec, whoever dlcloses the
+# plugin that brought it: its atexit and signal handlers and its threads'
+# key destructors must not point into an unmapped object, and a module
+# number (docs/probes.md) must never be given twice in a process.
 $(BUILD)/$(TR2_SOFILE): $(USDT_OBJS)
-	$(CC) -shared -Wl,-soname,$(TR2_SONAME) -Wl,-z,defs $(LDFLAGS) -o $@ $^
+	$(CC) -shared -Wl,-soname,$(TR2_SONAME) -Wl,-z,defs -Wl,-z,nodelete $(LDFLAGS) -o $@ $^
 
 $(BUILD)/$(TR2_SONAME): $(BUILD)/$(TR2_SOFILE)
 	ln -sf $(TR2_SOFILE) $@

@@ -163,11 +163,11 @@ extern TRACE2__API __thread struct trace2_tls trace2__tls
 	__attribute__((tls_model("initial-exec")));
 
 /* This object's (program's or shared object's) number, which the runtime
- * gives it at its first event and never gives again in the process: a
- * tracer's key for the string literals of its call sites, whose addresses
- * another object may reuse once this one is unloaded. Weak and hidden so that
- * every object has its own, zero until then (and again when it is loaded
- * again: fresh .bss). */
+ * gives it at its first event and never gives again in the process (libtr2.so
+ * is never unloaded): a tracer knows by it that the object was loaded again,
+ * and another may now sit at the addresses of its string literals
+ * (docs/probes.md). Weak and hidden so that every object has its own, zero
+ * until then (and again when it is loaded again: fresh .bss). */
 __attribute__((weak, visibility("hidden"))) uint32_t trace2__module;
 
 /* The call site, first arguments of every runtime call below. */

@@ -128,13 +128,34 @@ expect_eq "dlopen: data i in order, every cycle" "$(seq 0 199)" \
 # the first instruction run from it: two stops (tr2_dlhost at its exec,
 # libtr2.so with the plugin), every cycle's events.
 expect_eq "dlhost: a program without the runtime dlopens a plugin on libtr2.so" \
-	"tr2_dlhost: 3 cycles" "$($P/tr2_dlhost 3 $PLUGIN 2>&1)"
+	"tr2_dlhost: 3 cycles, 1 addresses" "$($P/tr2_dlhost 3 $PLUGIN 2>&1)"
 timeout $LIMIT $BPF -v --perf="$T/dlhost.p" -- $P/tr2_dlhost 3 $PLUGIN > "$T/dlhost.out" 2> "$T/dlhost.err"
 expect_eq "dlhost: exit status 0" 0 $?
 expect_eq "dlhost: summary" "tr2-bpf: 9 events, 0 lost" "$(tail -1 "$T/dlhost.err")"
 expect_eq "dlhost: processes stopped to attach" 2 "$(stops "$T/dlhost.err")"
 counted "$T/dlhost.p" > "$T/dlhost.c"
 same "dlhost: PERF lines, counted" "$EXP/shapes-dlhost.perf" "$T/dlhost.c"
+
+# A call site's strings are sent once per thread and object: a plugin
+# loaded again at the same address refers to them.  Another plugin with the
+# same bytes but its category ("plugix"), loaded in turn at that address,
+# and the same file rewritten in place (same inode) each cycle, must each
+# show their own category: the object is told by file, inode, change time
+# and load address, and libtr2.so, brought and dropped by the plugin, stays
+# loaded (-z nodelete), so that module numbers are never given twice.
+categories() { awk -F'|' '/region_enter|region_leave| data /{gsub(/ /, "", $8); printf "%s ", $8}' "$1"; }
+PLUGIX=$P/libtr2_plugix.so
+expect_eq "dlhost: two plugins in turn at one address" "tr2_dlhost: 4 cycles, 1 addresses" \
+	"$(timeout $LIMIT $BPF --perf="$T/turns.p" -- $P/tr2_dlhost 4 $PLUGIN $PLUGIX 2> "$T/turns.err")"
+expect_eq "dlhost: two plugins in turn, each its own category" \
+	"plugin plugin plugin plugix plugix plugix plugin plugin plugin plugix plugix plugix " \
+	"$(categories "$T/turns.p")"
+expect_eq "dlhost: one file rewritten in place each cycle" "tr2_dlhost: 4 cycles, 1 addresses" \
+	"$(LD_LIBRARY_PATH=$B timeout $LIMIT $BPF --perf="$T/rewrite.p" -- \
+		$P/tr2_dlhost --copy="$T/rewritten.so" 4 $PLUGIN $PLUGIX 2> "$T/rewrite.err")"
+expect_eq "dlhost: a file rewritten in place, each content its own category" \
+	"plugin plugin plugin plugix plugix plugix plugin plugin plugin plugix plugix plugix " \
+	"$(categories "$T/rewrite.p")"
 
 # -p: attached while the target waits, before it ever loaded the plugin.
 run_pid() { # NAME ARGS...: tr2-bpf -v -p on tr2_shapes --wait-stdin ARGS

@@ -55,8 +55,8 @@ ALL += $(TEST_PROGS_DIR)/tr2_shapes $(TEST_PROGS_DIR)/libtr2_plugin.so $(TEST_PR
 
 # tr2_dlhost: a program without the runtime that dlopens the plugin, so that
 # libtr2.so is first mapped by dlopen (tests/e2e/shapes.sh).
-TEST_PROGS += $(TEST_PROGS_DIR)/tr2_dlhost
-ALL += $(TEST_PROGS_DIR)/tr2_dlhost
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_dlhost $(TEST_PROGS_DIR)/libtr2_plugix.so
+ALL += $(TEST_PROGS_DIR)/tr2_dlhost $(TEST_PROGS_DIR)/libtr2_plugix.so
 
 $(TEST_PROGS_DIR)/tr2_dlhost: tests/progs/tr2_dlhost.c
 	@mkdir -p $(@D)
@@ -69,6 +69,12 @@ $(TEST_PROGS_DIR)/libtr2_plain.so: tests/progs/tr2_plain_plugin.c
 $(TEST_PROGS_DIR)/libtr2_plugin.so: tests/progs/tr2_plugin.c $(BUILD)/libtr2.so usdt/trace2.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $< \
+		-L$(BUILD) -ltr2 -Wl,-rpath,'$$ORIGIN/../..'
+
+# The same plugin with category "plugix": same size, same addresses.
+$(TEST_PROGS_DIR)/libtr2_plugix.so: tests/progs/tr2_plugin.c $(BUILD)/libtr2.so usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -DTR2_PLUGIN_CATEGORY='"plugix"' -o $@ $< \
 		-L$(BUILD) -ltr2 -Wl,-rpath,'$$ORIGIN/../..'
 
 $(TEST_PROGS_DIR)/tr2_shapes: tests/progs/tr2_shapes.c $(BUILD)/libtr2.so usdt/trace2.h
