@@ -247,15 +247,16 @@ A thread costs $(per_thread "${u[threads-5k]}" "${t[threads-5k]}" 5000) µs more
 $(per_thread "${u[threads-20k]}" "${t[threads-20k]}" 20000) µs at 20 000: linear in the thread count when the two agree.
 
 Where a thread's cost goes (measured by hand on 2026-11-24, not by this run; the threads pinned to
-one CPU, which takes the scheduler's cross-CPU wakeups out: 19.3 µs a thread untraced, 36 µs
-under \`-p\`, 51 µs under \`-- CMD\`). Under \`-- CMD\` each new thread inherits the perf event that
+one CPU, which takes the scheduler's cross-CPU wakeups out: 19.1 µs a thread untraced, 34 µs
+under \`-p\`, 47 µs under \`-- CMD\`). Under \`-- CMD\` each new thread inherits the perf event that
 raises \`tr2:enable\` (a tracefs uprobe event: the kind that follows a process's children through
 fork and exec), and the kernel takes a reference on that dynamic event by walking the list of
 every trace event on the host (\`trace_event_dyn_try_get_ref\`, from \`perf_trace_init\`): about
 14 µs a thread here, which \`-p\` and \`-a\` (an enable without inheritance) do not pay. Both pay the
-thread's first hits: its 3.4 KiB task storage, which BPF allocates from its 4 KiB size class and
-frees at the thread's exit (a state under 2 KiB measured 2-4 µs less a thread), its
-announcement and the strings of its call sites, and its 7 traps.
+thread's first hits: its 1.8 KiB task storage, which BPF allocates from its 2 KiB size class and
+frees at the thread's exit (at 3.4 KiB, in the 4 KiB class, a thread cost 1.8 µs more under
+\`-p\` and 3 µs more under \`-- CMD\`), its announcement and the strings of its call sites, and
+its 7 traps.
 
 ### Process start and call sites (issue 16)
 

@@ -193,7 +193,7 @@ int starting;
  * program's few sites shared a slot in about 1 run of 10.  A call site
  * that lost its slot to another sends its strings again, which costs
  * bytes, never correctness. */
-#define SITE_SLOTS 128
+#define SITE_SLOTS 64
 #define SITE_WAYS 4
 #define CAT_SLOTS 8
 #define OBJECT_SLOTS 8
@@ -213,9 +213,6 @@ struct thread_state {
 	/* --category: verdicts on literal categories, direct-mapped by
 	 * address: (address << 1) | let through; 0 when empty. */
 	__u64 cat_seen[CAT_SLOTS];
-	/* --summary: the aggregate key of each open region, flags 0 when
-	 * it is not aggregated (TR2_AGG_LOST_FULL). */
-	struct tr2_agg_key region_key[TR2_REGION_MAX];
 	__u64 exec_key;   /* --summary: the task's self_exec_id + 1; 0: not read yet */
 	/* object_of(): the calling objects of the thread's last few module
 	 * numbers (direct-mapped by number; module 0: empty). */
@@ -228,6 +225,26 @@ struct {
 	__type(key, int);
 	__type(value, struct thread_state);
 } threads SEC(".maps");
+/* Every traced thread allocates its state at its first hit and frees it at
+ * its exit, from BPF's allocator, whose size classes are powers of 2 and
+ * which adds 80 bytes (8 of its own, 72 of struct bpf_local_storage_elem
+ * before the value, Linux 6.18): in the 4 KiB class a thread cost 2-4 µs
+ * more than in the 2 KiB one (BENCHMARKS.md section 7). */
+_Static_assert(sizeof(struct thread_state) + 80 <= 2048, "a thread's state in BPF's 2 KiB size class");
+
+/* --summary: the aggregate key of each open region of a thread, flags 0
+ * when it is not aggregated (TR2_AGG_LOST_FULL); made at its first region
+ * in summary mode, apart from its thread_state, which it would take out of
+ * the 2 KiB size class. */
+struct region_keys {
+	struct tr2_agg_key key[TR2_REGION_MAX];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct region_keys);
+} region_keys SEC(".maps");
 
 /* Summary mode: the aggregates, per (process, program, kind, category,
  * label or key); tr2_record.h.  Sized by tr2-bpf; full: "agg_lost". */
@@ -1062,6 +1079,7 @@ static __always_inline __u32 log2_slot(__u64 v)
 static __always_inline void agg_enter(struct thread_state *ts, const struct hit *p, __u32 pid,
 				      __u8 literals, __u32 d)
 {
+	struct region_keys *rk;
 	struct tr2_agg_key *k;
 	struct tr2_agg_val *v;
 
@@ -1069,7 +1087,13 @@ static __always_inline void agg_enter(struct thread_state *ts, const struct hit 
 		agg_lost_add(TR2_AGG_LOST_DEEP);
 		return;
 	}
-	k = &ts->region_key[d & (TR2_REGION_MAX - 1)];
+	rk = bpf_task_storage_get(&region_keys, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!rk) {
+		agg_lost_add(TR2_AGG_LOST_FULL);
+		return;
+	}
+	k = &rk->key[d & (TR2_REGION_MAX - 1)];
 	v = agg_of(ts, p, pid, TR2_AGGK_REGION, literals, k);
 	if (!v) {
 		k->flags = 0;
@@ -1085,6 +1109,7 @@ static __always_inline void agg_leave(struct thread_state *ts, const struct hit 
 				      __u8 literals, __u32 d, __u64 start, __u64 now, int before)
 {
 	struct tr2_agg_key *k, pre;
+	struct region_keys *rk;
 	struct tr2_agg_val *v;
 	__s64 len;
 
@@ -1098,8 +1123,9 @@ static __always_inline void agg_leave(struct thread_state *ts, const struct hit 
 		agg_lost_add(TR2_AGG_LOST_DEEP);
 		return;
 	}
-	k = &ts->region_key[d & (TR2_REGION_MAX - 1)];
-	v = k->flags ? bpf_map_lookup_elem(&aggs, k) : 0;
+	rk = bpf_task_storage_get(&region_keys, bpf_get_current_task_btf(), 0, 0);
+	k = rk ? &rk->key[d & (TR2_REGION_MAX - 1)] : 0;
+	v = k && k->flags ? bpf_map_lookup_elem(&aggs, k) : 0;
 	if (!v) {
 		agg_lost_add(TR2_AGG_LOST_FULL);
 		return;
@@ -1521,8 +1547,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	release_expired();
 	/* A new program: no regions open, announce the thread again, decide
 	 * the filters again. */
-	if (had_events || trace_all)
+	if (had_events || trace_all) {
 		bpf_task_storage_delete(&threads, p);
+		bpf_task_storage_delete(&region_keys, p);
+	}
 	if (!traced_now(pid))
 		return 0;
 	struct tr2_object_key key = {};
