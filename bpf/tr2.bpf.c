@@ -981,15 +981,17 @@ static __always_inline __u64 hash_bytes(const char *buf, long n, int size)
 	return h ^ n;
 }
 
-/* String s of a key: its address when it is a literal (lit), else a hash
- * of its bytes, read into buf (size bytes) and *read set.  NULL and
- * unreadable strings are empty. */
-static __always_inline __u64 key_str(const char *s, int lit, char *buf, int size, int *read)
+/* String s of a key: when it is a literal (lit), its address, mixed with
+ * its object's key (object_of(): another object loaded at the same address
+ * may hold other bytes there); else a hash of its bytes, read into buf
+ * (size bytes) and *read set.  NULL and unreadable strings are empty. */
+static __always_inline __u64 key_str(const char *s, int lit, __u64 object, char *buf, int size,
+				     int *read)
 {
 	long n = 0;
 
 	if (lit)
-		return (__u64)s;
+		return (__u64)s ^ object;
 	if (s)
 		n = bpf_probe_read_user_str(buf, size, s);
 	if (n <= 0) {
@@ -1010,6 +1012,7 @@ static __always_inline struct tr2_agg_val *agg_of(struct thread_state *ts, const
 	const char *cat = STR(p, 4), *label = STR(p, 5);
 	struct tr2_agg_val *nv, *v;
 	int cat_read = 0, label_read = 0;
+	__u64 object;
 	__u32 zero = 0;
 
 	nv = bpf_map_lookup_elem(&agg_new, &zero);
@@ -1020,8 +1023,9 @@ static __always_inline struct tr2_agg_val *agg_of(struct thread_state *ts, const
 	k->pid = pid;
 	k->flags = kind | (literals & 2 ? TR2_AGGK_CAT_LIT : 0) | (literals & 4 ? TR2_AGGK_LABEL_LIT : 0);
 	k->exec_id = ts->exec_key - 1;
-	k->cat = key_str(cat, literals & 2, nv->cat, TR2_AGG_CAT_MAX, &cat_read);
-	k->label = key_str(label, literals & 4, nv->label, TR2_AGG_LABEL_MAX, &label_read);
+	object = literals & 6 ? object_of(ts, p) : 0;
+	k->cat = key_str(cat, literals & 2, object, nv->cat, TR2_AGG_CAT_MAX, &cat_read);
+	k->label = key_str(label, literals & 4, object, nv->label, TR2_AGG_LABEL_MAX, &label_read);
 	v = bpf_map_lookup_elem(&aggs, k);
 	if (v)
 		return v;

@@ -200,8 +200,8 @@ struct tr2_agg_key {
 	__u32 pid;        /* tgid */
 	__u32 flags;      /* TR2_AGGK_* */
 	__u64 exec_id;    /* the task's self_exec_id: changes at exec */
-	__u64 cat;        /* category: address or hash (flags) */
-	__u64 label;      /* label (regions) or key (data): address or hash */
+	__u64 cat;        /* category: address (with its object's key) or hash (flags) */
+	__u64 label;      /* label (regions) or key (data): address (idem) or hash */
 };
 
 struct tr2_agg_val {
