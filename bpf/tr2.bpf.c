@@ -313,7 +313,7 @@ struct hit {
 	const struct __bpf_usdt_spec *spec;
 	__u32 site;             /* probe site number: the cookie's upper half */
 	__u64 key;              /* site_key(), set by begin() */
-	struct thread_state *ts;   /* the calling thread's, set by begin() */
+	struct thread_state *ts;   /* the calling thread's, set by begin(); not NULL then */
 	__u64 regs[NREGS];
 };
 
@@ -1191,10 +1191,8 @@ static __always_inline int region_summary_only(const struct hit *p, __u8 kind, _
 /* --summary with a stream: aggregate what the record r (begun) says. */
 static __always_inline void region_summary(const struct hit *p, const struct tr2_rec *r, __u8 literals)
 {
-	struct thread_state *ts = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
+	struct thread_state *ts = p->ts;
 
-	if (!ts)
-		return;
 	if (r->kind == TR2_REC_REGION_ENTER)
 		agg_enter(ts, p, r->pid, literals, r->depth);
 	else
@@ -1250,11 +1248,8 @@ int probe_data(struct pt_regs *ctx)
 	r = begin(p, TR2_REC_DATA, literals);
 	if (!r)
 		return 0;
-	if (agg) {
-		ts = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
-		if (ts)
-			agg_data(ts, p, r->pid, literals);
-	}
+	if (agg)
+		agg_data(p->ts, p, r->pid, literals);
 	REPO_AND_STRINGS
 	r->num[1] = arg(p, 7);
 	return end(p, r);
