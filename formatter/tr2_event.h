@@ -83,6 +83,7 @@ struct tr2_ev {
 	int64_t t_abs_us;    /* µs since the process started */
 	bool has_t_rel;
 	int64_t t_rel_us;    /* µs since the innermost open region (or the thread, or the child) started */
+	int64_t t_rel_ns;    /* the same in ns where the producer knows them (the model); else 0 */
 	int nesting;         /* git's nr_open_regions: 1 at thread top level, +1 per open region;
 				region_enter: before the push, region_leave: after the pop;
 				at most TR2_NESTING_MAX */

@@ -13,8 +13,9 @@ USDT_OBJS := $(USDT_SRCS:usdt/%.c=$(BUILD)/usdt/%.o)
 # libtr2fmt.a, compiled again as the runtime's (hidden) objects.  Not its
 # C++ JSON layer (simdjson, libstdc++): usdt/tr2_json_check.c answers
 # tr2_json_is_valid() here.
-USDT_FMT_SRCS := $(addprefix formatter/,tr2_buf.c tr2_dst.c tr2_event.c tr2_json.c tr2_quote.c tr2_sha1.c \
-		   tr2_sid.c tr2_target.c tr2_tgt_event.c tr2_tgt_normal.c tr2_tgt_perf.c tr2_time.c)
+USDT_FMT_SRCS := $(addprefix formatter/,tr2_buf.c tr2_dst.c tr2_event.c tr2_json.c tr2_metric.c tr2_model.c \
+		   tr2_quote.c tr2_sha1.c tr2_sid.c tr2_target.c tr2_tgt_event.c tr2_tgt_normal.c \
+		   tr2_tgt_perf.c tr2_thread.c tr2_time.c)
 USDT_OBJS += $(USDT_FMT_SRCS:formatter/%.c=$(BUILD)/usdt/fmt/%.o)
 
 # One set of objects serves both libraries: position-independent for the .so,

@@ -3,18 +3,16 @@
  * root (trace2(3), IN-PROCESS TARGETS).  trace2_initialize() reads git's
  * GIT_TRACE2* variables (tr2_inproc_init); while a target is open, byte 2 of
  * trace2__state.on is set, so every trace2 call reaches tr2_probe.c, which
- * hands it here (tr2_inproc_call).  Each call becomes one struct tr2_ev with
- * the values git computes in-process -- the ones tr2-bpf computes from
- * outside (loader/tr2_session.c): sid, thread name, nesting, t_abs, t_rel,
- * cmd_name hierarchy, timer and counter totals -- and goes to the
+ * hands it here (tr2_inproc_call).  The Trace2 model (formatter/tr2_model.h),
+ * the one tr2-bpf's session feeds too, turns each call into its events, with
+ * the values git computes in-process (sid, thread name, nesting, t_abs,
+ * t_rel, cmd_name hierarchy, timer and counter totals), and they go to the
  * formatter's NORMAL, PERF and EVENT targets and destinations, the same code
  * tr2-bpf writes with, compiled into the runtime (usdt/build.mk).
  *
- * State: per thread (name, start, open regions, timer and counter sums) in
- * a block the thread allocates at its first event, reached through a TLS
- * pointer; per process (sid, start, child start times, metric totals, the
- * targets) here, behind one mutex, which also makes each line one write(2)
- * that no other thread's line can interleave with.
+ * State: the model and the targets, behind one mutex, which also makes each
+ * line one write(2) that no other thread's line can interleave with; per
+ * thread only its tid as the model knows it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,42 +29,10 @@
 #include "tr2_inproc.h"
 #include "tr2_json.h"
 #include "tr2_mem.h"
+#include "tr2_model.h"
 #include "tr2_runtime.h"
 #include "tr2_sid.h"
 #include "tr2_tgt.h"
-
-#define TR2_MAX_THREAD_NAME 24  /* git's trace2/tr2_tls.h */
-
-/* A timer or counter of the process: git keeps one per name, so two
- * definitions with the same category and name share it (as tr2-bpf does). */
-struct metric {
-	int is_counter;
-	int per_thread;               /* the first definition's */
-	char *category, *name;        /* copies: a definition may be unloaded */
-	uint64_t intervals, total_ns, min_ns, max_ns;
-	uint64_t count;               /* summed in uint64_t, as git's tr2_ctr.c */
-	struct metric *next;          /* in first-use order */
-};
-
-/* A thread's use of one definition (struct trace2_timer or trace2_counter),
- * since its last thread_exit: what tr2-bpf's BPF side keeps per thread. */
-struct slot {
-	const void *id;               /* the definition's address */
-	struct metric *m;
-	int recursion;                /* timers: starts not yet stopped */
-	uint64_t start_ns;
-	uint64_t intervals, total_ns, min_ns, max_ns;
-	uint64_t count;
-};
-
-struct thread {
-	char name[TR2_MAX_THREAD_NAME + 1];  /* "main", "th%02d:<base>", "th00:unknown" */
-	uint64_t start_ns;            /* CLOCK_MONOTONIC */
-	size_t depth, cap;            /* open regions; room in region_start */
-	uint64_t *region_start;       /* start time of each open region */
-	struct slot *slots;
-	size_t nslots, slots_cap;
-};
 
 /*
  * Batches: a file target (a path that is a regular file) keeps the lines of
@@ -95,33 +61,28 @@ struct target {
 	uint64_t batch_since;         /* CLOCK_MONOTONIC of the batch's first line */
 };
 
-struct child {
-	int id;
-	uint64_t start_ns;
-};
-
 static struct {
-	pthread_mutex_t lock;         /* the targets, and all of this but the
-					 fields set once by tr2_inproc_init */
+	pthread_mutex_t lock;         /* the targets and the model, and all of this but
+					 the fields set once by tr2_inproc_init */
 	struct target targets[3];
 	int ntargets, live;
 	bool debug;                   /* GIT_TRACE2_DST_DEBUG */
 	char *sid;
 	const char *parent_name;      /* GIT_TRACE2_PARENT_NAME at initialize */
-	char *hierarchy;              /* the last cmd_name's */
+	int64_t real_start_us;        /* the start, UTC: the sid's time */
+	uint32_t pid;                 /* the process at initialize: a child forked without
+					 exec writes as it, with its sid (git's behaviour) */
 	uint64_t start_ns;            /* CLOCK_MONOTONIC at initialize: t_abs 0 */
-	int64_t real_start_us;        /* the same instant, UTC: the sid's time */
-	int64_t mono_to_real_ns;      /* CLOCK_REALTIME - CLOCK_MONOTONIC */
-	struct child *children;       /* child_start times, for child_exit's t_rel */
-	size_t nchildren, children_cap;
-	struct metric *metrics, **metrics_tail;
+	uint64_t now;                 /* the time of the call being written */
+	struct tr2_model *model;      /* sid, names, nesting, times, metrics (formatter/tr2_model.h) */
 	pthread_key_t key;            /* its destructor: a thread that ends without
 					 trace2_thread_exit() */
 	bool have_key;
 } proc = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-/* The calling thread's state, NULL until its first event. */
-static __thread struct thread *self __attribute__((tls_model("initial-exec")));
+/* The calling thread's tid as the model knows it (the main thread's is the
+ * process's pid at initialize), 0 until its first call is written. */
+static __thread uint32_t self_tid __attribute__((tls_model("initial-exec")));
 /* Inside tr2_inproc_call: a signal handler's trace2 call on this thread
  * must not wait for the mutex this thread may hold, or touch the state it
  * is changing (see tr2_inproc_call). */
@@ -140,7 +101,6 @@ static __thread struct deferred deferred[DEFERRED_MAX] __attribute__((tls_model(
 static __thread unsigned deferred_n __attribute__((tls_model("initial-exec")));
 /* before_fork took the mutex (after_fork_* give it back). */
 static __thread int fork_locked __attribute__((tls_model("initial-exec")));
-
 /* Byte 2 of trace2__state.on (bits 16-23 on this little-endian target):
  * ours; bytes 0-1 are the kernel's, never written here. */
 static void set_open(int on)
@@ -256,477 +216,64 @@ static void emit_locked(const struct tr2_ev *ev, uint64_t now)
 	}
 }
 
-static void emit(const struct tr2_ev *ev, uint64_t now)
+/* The model's sink: each event to every target, at the time of the call
+ * being written; a cmd_name's hierarchy goes to the children, as git's. */
+static void model_emit(void *ctx, const struct tr2_ev *ev)
 {
-	pthread_mutex_lock(&proc.lock);
-	emit_locked(ev, now);
-	pthread_mutex_unlock(&proc.lock);
+	if (ev->kind == TR2_EV_CMD_NAME)
+		setenv("GIT_TRACE2_PARENT_NAME", ev->hierarchy, 1);
+	emit_locked(ev, proc.now);
 }
 
 /* ---- threads ---- */
-
-static void name_thread(struct thread *t)
-{
-	/* git's "th%02d:<base>", cut to 24 bytes */
-	const char *base = trace2__tls.base_name;
-
-	if (gettid() == getpid())
-		snprintf(t->name, sizeof(t->name), "main");
-	else if (trace2__tls.thread_id > 0) {
-		int n = snprintf(t->name, sizeof(t->name), "th%02d:", trace2__tls.thread_id);
-		size_t room = n > 0 && (size_t)n < sizeof(t->name) ? sizeof(t->name) - 1 - (size_t)n : 0;
-		size_t len = strnlen(base, room);
-
-		memcpy(t->name + sizeof(t->name) - 1 - room, base, len);
-		t->name[sizeof(t->name) - 1 - room + len] = '\0';
-	} else
-		snprintf(t->name, sizeof(t->name), "th00:unknown");
-}
-
-/* The calling thread's state, made at its first event: the main thread
- * started with the process, another one now (or at its thread_start). */
-static struct thread *thread_self(uint64_t now)
-{
-	struct thread *t = self;
-
-	if (t)
-		return t;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		abort();
-	name_thread(t);
-	t->start_ns = strcmp(t->name, "main") ? now : proc.start_ns;
-	self = t;
-	if (proc.have_key)
-		pthread_setspecific(proc.key, t);
-	return t;
-}
-
-/* The thread's sums go into the process totals, and its slots are freed
- * (git's tr2_update_final_timers); the caller holds the mutex. */
-static void merge_slots_locked(struct thread *t)
-{
-	for (size_t i = 0; i < t->nslots; i++) {
-		struct slot *s = &t->slots[i];
-
-		tr2_timer_add(&s->m->intervals, &s->m->total_ns, &s->m->min_ns, &s->m->max_ns,
-			     s->intervals, s->total_ns, s->min_ns, s->max_ns);
-		s->m->count += s->count;
-	}
-	t->nslots = 0;
-}
-
-static void free_thread(struct thread *t)
-{
-	free(t->region_start);
-	free(t->slots);
-	free(t);
-}
 
 /* A thread ends without trace2_thread_exit(): its sums still count in the
  * process totals, as tr2-bpf counts them when the thread is gone. */
 static void thread_gone(void *arg)
 {
-	struct thread *t = arg;
-
 	pthread_mutex_lock(&proc.lock);
-	merge_slots_locked(t);
+	tr2_model_thread_gone(proc.model, proc.pid, (uint32_t)(uintptr_t)arg);
 	pthread_mutex_unlock(&proc.lock);
-	if (self == t)
-		self = NULL;
-	free_thread(t);
+	self_tid = 0;
 }
 
-/* ---- timers and counters ---- */
-
-/* The process's metric with these names, made in first-use order. */
-static struct metric *metric_locked(int is_counter, const char *category, const char *name,
-				    int per_thread)
+/* The calling thread's tid for the model; at its first call (or its first
+ * after trace2_thread_exit) the model learns its name and start. */
+static uint32_t thread_self_locked(uint64_t now)
 {
-	struct metric *m;
+	struct tr2_thread_info info = { .pid = proc.pid, .proc_start_ns = proc.start_ns,
+					.sid = proc.sid, .parent_name = proc.parent_name };
 
-	category = category ? category : "";
-	name = name ? name : "";
-	for (m = proc.metrics; m; m = m->next)
-		if (m->is_counter == is_counter && !strcmp(m->category, category) && !strcmp(m->name, name))
-			return m;
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		abort();
-	m->is_counter = is_counter;
-	m->per_thread = per_thread != 0;
-	m->category = xstrdup(category);
-	m->name = xstrdup(name);
-	*proc.metrics_tail = m;
-	proc.metrics_tail = &m->next;
-	return m;
+	if (self_tid)
+		return self_tid;
+	info.tid = gettid() == getpid() ? proc.pid : (uint32_t)gettid();
+	info.thread_start_ns = info.tid == proc.pid ? proc.start_ns : now;
+	info.thread_id = trace2__tls.thread_id;
+	info.base_name = trace2__tls.base_name;
+	tr2_model_thread(proc.model, &info);
+	if (proc.have_key)
+		pthread_setspecific(proc.key, (void *)(uintptr_t)info.tid);
+	return self_tid = info.tid;
 }
 
-/* The thread's slot of definition id; made (from the definition) when
- * missing if create, else NULL. */
-static struct slot *slot_of(struct thread *t, const struct tr2_call *c, int create)
+/* Writes the events of call c (its probe and strings filled in) at time now. */
+static void call_event(struct tr2_call *c, uint64_t now)
 {
-	int is_counter = c->probe == TRACE2__P_counter_add;
-	const struct trace2_timer *timer = c->metric;
-	const struct trace2_counter *counter = c->metric;
-	struct slot *s;
-
-	for (size_t i = 0; i < t->nslots; i++)
-		if (t->slots[i].id == c->metric)
-			return &t->slots[i];
-	if (!create)
-		return NULL;
-	if (t->nslots == t->slots_cap) {
-		t->slots_cap = t->slots_cap ? 2 * t->slots_cap : 8;
-		t->slots = xrealloc(t->slots, t->slots_cap * sizeof(*t->slots));
-	}
-	s = &t->slots[t->nslots++];
-	memset(s, 0, sizeof(*s));
-	s->id = c->metric;
 	pthread_mutex_lock(&proc.lock);
-	s->m = is_counter ? metric_locked(1, counter->category, counter->name, counter->per_thread)
-			  : metric_locked(0, timer->category, timer->name, timer->per_thread);
+	proc.now = now;
+	c->pid = proc.pid;
+	c->tid = thread_self_locked(now);
+	c->ts_ns = now;
+	tr2_model_call(proc.model, c);
 	pthread_mutex_unlock(&proc.lock);
-	return s;
-}
-
-static void on_metric(struct thread *t, const struct tr2_call *c, uint64_t now)
-{
-	struct slot *s;
-	uint64_t len;
-
-	switch (c->probe) {
-	case TRACE2__P_timer_start:
-		s = slot_of(t, c, 1);
-		if (s->recursion++ == 0)   /* git ignores recursive starts */
-			s->start_ns = now;
-		return;
-	case TRACE2__P_timer_stop:
-		s = slot_of(t, c, 0);
-		if (!s || s->recursion == 0 || --s->recursion)
-			return;
-		len = now - s->start_ns;
-		if (!s->intervals || len < s->min_ns)
-			s->min_ns = len;
-		if (len > s->max_ns)
-			s->max_ns = len;
-		s->total_ns += len;
-		s->intervals++;
-		return;
-	case TRACE2__P_counter_add:
-		s = slot_of(t, c, 1);
-		s->count += (uint64_t)c->value;
-		return;
-	}
-}
-
-/* ---- events ---- */
-
-/* The fields every event of thread t at time now has. */
-static void ev_init(struct tr2_ev *ev, enum tr2_ev_kind kind, const struct thread *t,
-		    const struct tr2_call *c, uint64_t now)
-{
-	memset(ev, 0, sizeof(*ev));
-	ev->kind = kind;
-	ev->sid = proc.sid;
-	ev->thread = t->name;
-	ev->time_us = ((int64_t)now + proc.mono_to_real_ns) / 1000;
-	ev->file = c->file;
-	ev->line = c->line;
-	ev->has_t_abs = true;
-	ev->t_abs_us = now > proc.start_ns ? (int64_t)(now - proc.start_ns) / 1000 : 0;
-	ev->nesting = t->depth < TR2_NESTING_MAX ? 1 + (int)t->depth : TR2_NESTING_MAX;
-}
-
-static void set_t_rel(struct tr2_ev *ev, uint64_t now, uint64_t since)
-{
-	ev->has_t_rel = true;
-	ev->t_rel_us = now > since ? (int64_t)(now - since) / 1000 : 0;
-}
-
-static int64_t ns_to_us(uint64_t ns)
-{
-	return (int64_t)((ns + 500) / 1000);
-}
-
-static void metric_event(struct tr2_ev *ev, enum tr2_ev_kind kind, const struct thread *t,
-			 const struct tr2_call *c, uint64_t now, const struct metric *m,
-			 uint64_t intervals, uint64_t total, uint64_t min, uint64_t max, uint64_t count)
-{
-	ev_init(ev, kind, t, c, now);
-	ev->category = m->category;
-	ev->name = m->name;
-	ev->intervals = intervals;
-	ev->t_total_us = ns_to_us(total);
-	ev->t_min_us = ns_to_us(min);
-	ev->t_max_us = ns_to_us(max);
-	ev->count = (int64_t)count;
-}
-
-/*
- * The thread ends (thread_exit, or atexit on the thread that exits): the
- * th_timer and th_counter events of its per-thread metrics, a metric's
- * slots merged, timers first (git's tr2_emit_per_thread_timers, then
- * counters), then its sums go into the process totals.
- */
-static void close_thread_metrics(struct thread *t, const struct tr2_call *c, uint64_t now)
-{
-	struct tr2_ev ev;
-
-	for (int counters = 0; counters < 2; counters++)
-		for (size_t i = 0; i < t->nslots; i++) {
-			struct metric *m = t->slots[i].m;
-			uint64_t n = 0, total = 0, min = 0, max = 0, count = 0;
-			size_t j;
-
-			for (j = 0; j < i && t->slots[j].m != m; j++)
-				;
-			if (j < i || !m->per_thread || m->is_counter != counters)
-				continue;   /* merged with an earlier slot, or not per thread */
-			for (j = i; j < t->nslots; j++)
-				if (t->slots[j].m == m) {
-					const struct slot *s = &t->slots[j];
-
-					tr2_timer_add(&n, &total, &min, &max, s->intervals, s->total_ns,
-						     s->min_ns, s->max_ns);
-					count += s->count;
-				}
-			if (counters ? !count : !n)
-				continue;
-			metric_event(&ev, counters ? TR2_EV_TH_COUNTER : TR2_EV_TH_TIMER, t, c, now, m, n,
-				     total, min, max, count);
-			emit(&ev, now);
-		}
-	pthread_mutex_lock(&proc.lock);
-	merge_slots_locked(t);
-	pthread_mutex_unlock(&proc.lock);
-}
-
-/* atexit: the process totals, timers first (git's tr2_emit_final_timers). */
-static void emit_final_metrics(const struct thread *t, const struct tr2_call *c, uint64_t now)
-{
-	struct tr2_ev ev;
-
-	pthread_mutex_lock(&proc.lock);
-	for (const struct metric *m = proc.metrics; m; m = m->next)
-		if (!m->is_counter && m->intervals) {
-			metric_event(&ev, TR2_EV_TIMER, t, c, now, m, m->intervals, m->total_ns, m->min_ns,
-				     m->max_ns, 0);
-			emit_locked(&ev, now);
-		}
-	for (const struct metric *m = proc.metrics; m; m = m->next)
-		if (m->is_counter && m->count) {
-			metric_event(&ev, TR2_EV_COUNTER, t, c, now, m, 0, 0, 0, 0, m->count);
-			emit_locked(&ev, now);
-		}
-	pthread_mutex_unlock(&proc.lock);
-}
-
-/* cmd_name: "<parent's hierarchy>/<name>", kept for child processes in
- * GIT_TRACE2_PARENT_NAME (git's tr2_cmd_name.c).  The parent's is the one
- * the process started with, so that a second cmd_name replaces the first,
- * as tr2-bpf writes it. */
-static const char *hierarchy_locked(const char *name)
-{
-	const char *up = proc.parent_name && *proc.parent_name ? proc.parent_name : NULL;
-	size_t n = (up ? strlen(up) + 1 : 0) + strlen(name) + 1;
-
-	proc.hierarchy = xrealloc(proc.hierarchy, n);
-	snprintf(proc.hierarchy, n, "%s%s%s", up ? up : "", up ? "/" : "", name);
-	setenv("GIT_TRACE2_PARENT_NAME", proc.hierarchy, 1);
-	return proc.hierarchy;
-}
-
-static void child_started_locked(int id, uint64_t now)
-{
-	if (proc.nchildren == proc.children_cap) {
-		proc.children_cap = proc.children_cap ? 2 * proc.children_cap : 8;
-		proc.children = xrealloc(proc.children, proc.children_cap * sizeof(*proc.children));
-	}
-	proc.children[proc.nchildren].id = id;
-	proc.children[proc.nchildren].start_ns = now;
-	proc.nchildren++;
-}
-
-static const struct child *child_locked(int id)
-{
-	for (size_t i = 0; i < proc.nchildren; i++)
-		if (proc.children[i].id == id)
-			return &proc.children[i];
-	return NULL;
-}
-
-/* The event kind of each probe (timer_start, timer_stop and counter_add
- * write none: their sums come at thread_exit and atexit). */
-static const enum tr2_ev_kind kind_of[TRACE2__NPROBES] = {
-	[TRACE2__P_version] = TR2_EV_VERSION, [TRACE2__P_start] = TR2_EV_START,
-	[TRACE2__P_exit] = TR2_EV_EXIT, [TRACE2__P_atexit] = TR2_EV_ATEXIT,
-	[TRACE2__P_signal] = TR2_EV_SIGNAL, [TRACE2__P_error] = TR2_EV_ERROR,
-	[TRACE2__P_cmd_path] = TR2_EV_CMD_PATH, [TRACE2__P_cmd_ancestry] = TR2_EV_CMD_ANCESTRY,
-	[TRACE2__P_cmd_name] = TR2_EV_CMD_NAME, [TRACE2__P_cmd_mode] = TR2_EV_CMD_MODE,
-	[TRACE2__P_alias] = TR2_EV_ALIAS, [TRACE2__P_def_param] = TR2_EV_DEF_PARAM,
-	[TRACE2__P_def_repo] = TR2_EV_DEF_REPO, [TRACE2__P_child_start] = TR2_EV_CHILD_START,
-	[TRACE2__P_child_exit] = TR2_EV_CHILD_EXIT, [TRACE2__P_child_ready] = TR2_EV_CHILD_READY,
-	[TRACE2__P_exec] = TR2_EV_EXEC, [TRACE2__P_exec_result] = TR2_EV_EXEC_RESULT,
-	[TRACE2__P_thread_start] = TR2_EV_THREAD_START, [TRACE2__P_thread_exit] = TR2_EV_THREAD_EXIT,
-	[TRACE2__P_region_enter] = TR2_EV_REGION_ENTER, [TRACE2__P_region_leave] = TR2_EV_REGION_LEAVE,
-	[TRACE2__P_data] = TR2_EV_DATA, [TRACE2__P_data_json] = TR2_EV_DATA_JSON,
-	[TRACE2__P_printf] = TR2_EV_PRINTF,
-	[TRACE2__P_timer_start] = TR2_EV__COUNT, [TRACE2__P_timer_stop] = TR2_EV__COUNT,
-	[TRACE2__P_counter_add] = TR2_EV__COUNT,
-};
-
-/* Builds and writes the event of call c on thread t at time now: what
- * tr2-bpf's tr2_session_record() computes for the same call. */
-static void call_event(struct thread *t, const struct tr2_call *c, uint64_t now)
-{
-	bool region_open = t->depth > 0;
-	const struct child *ch;
-	struct tr2_ev ev;
-	char num[24];
-
-	if ((unsigned)c->probe >= TRACE2__NPROBES)
-		return;
-	if (kind_of[c->probe] == TR2_EV__COUNT) {
-		on_metric(t, c, now);
-		return;
-	}
-	/* what comes before the event: a region_leave's nesting is the one
-	 * after the pop; the thread's metrics end before its last event */
-	if (c->probe == TRACE2__P_region_leave && region_open)
-		t->depth--;
-	if (c->probe == TRACE2__P_thread_start) {
-		t->start_ns = now;
-		name_thread(t);
-	}
-	if (c->probe == TRACE2__P_thread_exit || c->probe == TRACE2__P_atexit)
-		close_thread_metrics(t, c, now);
-	if (c->probe == TRACE2__P_atexit)
-		emit_final_metrics(t, c, now);
-
-	ev_init(&ev, kind_of[c->probe], t, c, now);
-	pthread_mutex_lock(&proc.lock);
-	switch (c->probe) {
-	case TRACE2__P_version:
-		/* EVENT format version 4 (git 2.47+), the one with printf
-		 * events, as tr2-bpf writes it */
-		ev.evt = "4";
-		ev.exe = c->s[0];
-		break;
-	case TRACE2__P_exec:
-		ev.exec_id = c->id;
-		ev.exe = c->s[0];
-		ev.argv = c->vec;
-		break;
-	case TRACE2__P_alias:
-		ev.alias = c->s[0];
-		/* fall through */
-	case TRACE2__P_start:
-		ev.argv = c->vec;
-		break;
-	case TRACE2__P_exit:
-	case TRACE2__P_atexit:
-		ev.code = c->code;
-		break;
-	case TRACE2__P_signal:
-		ev.signo = c->code;
-		break;
-	case TRACE2__P_error:
-		ev.msg = c->s[0];
-		ev.fmt = c->s[1];
-		break;
-	case TRACE2__P_cmd_path:
-		ev.path = c->s[0];
-		break;
-	case TRACE2__P_cmd_ancestry:
-		ev.ancestry = c->vec;
-		break;
-	case TRACE2__P_cmd_name:
-		ev.name = c->s[0] ? c->s[0] : "";
-		ev.hierarchy = hierarchy_locked(ev.name);
-		break;
-	case TRACE2__P_cmd_mode:
-		ev.mode = c->s[0];
-		break;
-	case TRACE2__P_def_param:
-		ev.param = c->s[0];
-		ev.value = c->s[1];
-		ev.scope = c->s[2];
-		break;
-	case TRACE2__P_def_repo:
-		ev.repo = c->repo_id;
-		ev.worktree = c->s[0];
-		break;
-	case TRACE2__P_child_start:
-		ev.child_id = c->id;
-		ev.use_shell = c->use_shell != 0;
-		ev.child_class = c->s[0] ? c->s[0] : "?";
-		ev.hook_name = c->s[1];
-		ev.cd = c->s[2];
-		ev.argv = c->vec;
-		child_started_locked(c->id, now);
-		break;
-	case TRACE2__P_child_exit:
-	case TRACE2__P_child_ready:
-		ev.child_id = c->id;
-		ev.pid = c->pid;
-		ev.code = c->code;
-		ev.ready = c->probe == TRACE2__P_child_ready ? c->s[0] : NULL;
-		if ((ch = child_locked(c->id)))
-			set_t_rel(&ev, now, ch->start_ns);
-		break;
-	case TRACE2__P_exec_result:
-		ev.exec_id = c->id;
-		ev.code = c->code;
-		break;
-	case TRACE2__P_thread_exit:
-		set_t_rel(&ev, now, t->start_ns);
-		break;
-	case TRACE2__P_region_enter:
-		if (t->depth == t->cap) {
-			t->cap = t->cap ? 2 * t->cap : 16;
-			t->region_start = xrealloc(t->region_start, t->cap * sizeof(*t->region_start));
-		}
-		t->region_start[t->depth++] = now;   /* after the event's nesting */
-		/* fall through */
-	case TRACE2__P_region_leave:
-		/* a leave with no region open has no t_rel */
-		if (c->probe == TRACE2__P_region_leave && region_open)
-			set_t_rel(&ev, now, t->region_start[t->depth]);
-		ev.repo = c->repo_id;
-		ev.category = c->s[0];
-		ev.label = c->s[1];
-		ev.msg = c->s[2];
-		break;
-	case TRACE2__P_data:
-	case TRACE2__P_data_json:
-		/* since the innermost open region, else since the thread started */
-		set_t_rel(&ev, now, t->depth ? t->region_start[t->depth - 1] : t->start_ns);
-		ev.repo = c->repo_id;
-		ev.category = c->s[0];
-		ev.key = c->s[1];
-		ev.value = c->s[2];
-		if (c->probe == TRACE2__P_data && !ev.value) {
-			snprintf(num, sizeof(num), "%jd", c->value);
-			ev.value = num;
-		}
-		break;
-	case TRACE2__P_printf:
-		ev.msg = c->s[0];
-		break;
-	}
-	emit_locked(&ev, now);
-	pthread_mutex_unlock(&proc.lock);
-
 	if (c->probe == TRACE2__P_atexit) {
 		/* git's last event: its targets are disabled after it */
 		set_open(0);
 	} else if (c->probe == TRACE2__P_thread_exit) {
-		/* git forgets the thread: a later event starts afresh */
+		/* git forgets the thread: a later call starts afresh */
 		if (proc.have_key)
 			pthread_setspecific(proc.key, NULL);
-		self = NULL;
-		free_thread(t);
+		self_tid = 0;
 	}
 }
 
@@ -753,11 +300,11 @@ static void drain_deferred(void)
 		d.code = deferred[done].signo;
 		at = deferred[done].ns;
 		done++;
-		call_event(thread_self(at), &d, at);
+		call_event(&d, at);
 	}
 }
 
-void tr2_inproc_call(const struct tr2_call *c)
+void tr2_inproc_call(struct tr2_call *c)
 {
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 
@@ -779,7 +326,7 @@ void tr2_inproc_call(const struct tr2_call *c)
 	}
 	busy = 1;
 	drain_deferred();
-	call_event(thread_self(now), c, now);
+	call_event(c, now);
 	drain_deferred();
 	busy = 0;
 }
@@ -945,6 +492,7 @@ int tr2_inproc_init(void)
 {
 	static const char *const vars[] = { "GIT_TRACE2", "GIT_TRACE2_PERF", "GIT_TRACE2_EVENT" };
 	uint64_t real_ns, mono_ns;
+	char host[16];
 	int any = 0;
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
@@ -956,9 +504,8 @@ int tr2_inproc_init(void)
 	mono_ns = clock_ns(CLOCK_MONOTONIC);
 	real_ns = clock_ns(CLOCK_REALTIME);
 	proc.start_ns = mono_ns;
-	proc.mono_to_real_ns = (int64_t)(real_ns - mono_ns);
-	proc.metrics_tail = &proc.metrics;
 	proc.real_start_us = (int64_t)(real_ns / 1000);
+	proc.pid = (uint32_t)getpid();
 
 	/* git's order: NORMAL, PERF, EVENT */
 	open_target("GIT_TRACE2", "GIT_TRACE2_BRIEF", &tr2_tgt_normal);
@@ -976,6 +523,9 @@ int tr2_inproc_init(void)
 	proc.parent_name = getenv("GIT_TRACE2_PARENT_NAME");
 	if (proc.parent_name)
 		proc.parent_name = xstrdup(proc.parent_name);
+	tr2_sid_host(host, sizeof(host));
+	proc.model = tr2_model_new(&(struct tr2_model_sink){ .emit = model_emit }, host,
+				   (int64_t)(real_ns - mono_ns), 0);
 	/* Without the key, a thread that ends without trace2_thread_exit()
 	 * takes its sums and its memory with it; without the fork handlers,
 	 * a child could write its parent's batch again: no batches then. */

@@ -263,8 +263,7 @@ void trace2__child_exit(TRACE2__SITE_ARGS, const struct trace2_child *child, int
 {
 	if (TRACED(child_exit))
 		FIRE(7, child_exit, child->child_id, child->pid, code);
-	INPROC(child_exit, .id = child->child_id, .pid = child->pid,
-	       .code = code);
+	INPROC(child_exit, .id = child->child_id, .pid_arg = child->pid, .code = code);
 }
 
 void trace2__child_ready(TRACE2__SITE_ARGS, const struct trace2_child *child, const char *ready)
@@ -273,8 +272,7 @@ void trace2__child_ready(TRACE2__SITE_ARGS, const struct trace2_child *child, co
 		touch(ready);
 		FIRE(7, child_ready, child->child_id, child->pid, ready);
 	}
-	INPROC(child_ready, .id = child->child_id, .pid = child->pid,
-	       .s = { ready });
+	INPROC(child_ready, .id = child->child_id, .pid_arg = child->pid, .s = { ready });
 }
 
 void trace2__exec(TRACE2__SITE_ARGS, int exec_id, const char *exe, const char **argv)
@@ -376,7 +374,8 @@ void trace2__printf(TRACE2__SITE_ARGS, const char *msg)
 			touch(timer->name); \
 			FIRE(8, probe, timer, timer->category, timer->name, timer->per_thread); \
 		} \
-		INPROC(probe, .metric = timer); \
+		INPROC(probe, .metric = (uintptr_t)timer, .per_thread = timer->per_thread, \
+		       .s = { timer->category, timer->name }); \
 	}
 TIMER_PROBE(timer_start)
 TIMER_PROBE(timer_stop)
@@ -389,7 +388,8 @@ void trace2__counter_add(TRACE2__SITE_ARGS, const struct trace2_counter *counter
 		FIRE(9, counter_add, counter, counter->category, counter->name, counter->per_thread,
 		     value);
 	}
-	INPROC(counter_add, .metric = counter, .value = value);
+	INPROC(counter_add, .metric = (uintptr_t)counter, .per_thread = counter->per_thread,
+	       .s = { counter->category, counter->name }, .value = value);
 }
 
 /* atexit and signal are fired by the runtime's own handlers (tr2_process.c),

@@ -5,26 +5,7 @@
 #define TR2_RUNTIME_H
 
 #include "trace2.h"
-
-/*
- * One runtime call, as the in-process targets take it: the probe's
- * arguments (docs/probes.md) by name; fields the kind does not have are
- * zero or NULL.
- */
-struct tr2_call {
-	int probe;               /* TRACE2__P_* */
-	const char *file;        /* __FILE__ of the call site */
-	int line;                /* __LINE__ of the call site */
-	int repo_id;             /* def_repo, region_*, data, data_json */
-	int id;                  /* child_id, exec_id, thread_id */
-	int code;                /* exit, atexit, child_exit, exec_result codes; signal's signo */
-	int pid;                 /* child_exit, child_ready */
-	int use_shell;           /* child_start */
-	const char *s[4];        /* the probe's strings, in their argument order */
-	const char *const *vec;  /* start, alias, child_start, exec: argv; cmd_ancestry: names */
-	intmax_t value;          /* data: the integer (s[2] NULL); counter_add: the value */
-	const void *metric;      /* timer_*: struct trace2_timer *; counter_add: struct trace2_counter * */
-};
+#include "tr2_call.h"
 
 /* True while an in-process target is open (trace2__state.on, bits 16-23). */
 static inline int tr2_inproc_on(void)
@@ -32,8 +13,9 @@ static inline int tr2_inproc_on(void)
 	return (trace2__state.on >> 16) & 0xff;
 }
 
-/* Writes the event of call c to every in-process target (tr2_inproc.c). */
-void tr2_inproc_call(const struct tr2_call *c);
+/* Writes the events of call c (its probe, site and arguments; the rest is
+ * filled in here) to every in-process target (tr2_inproc.c). */
+void tr2_inproc_call(struct tr2_call *c);
 
 /* Reads git's GIT_TRACE2* variables and opens the targets they name (once,
  * from trace2_initialize()); returns how many opened.  None: nothing is

@@ -1,0 +1,582 @@
+/* tr2_model.c: see tr2_model.h.  Processes, their sessions, and the switch
+ * that makes each call's event; threads are in tr2_thread.c, timers and
+ * counters in tr2_metric.c. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tr2_mem.h"
+#include "tr2_model_int.h"
+#include "tr2_sid.h"
+
+struct tr2_model *tr2_model_new(const struct tr2_model_sink *sink, const char *host_hash,
+				int64_t mono_to_real_ns, uint64_t since_ns)
+{
+	struct tr2_model *m = xcalloc(1, sizeof(*m));
+
+	m->sink = *sink;
+	snprintf(m->host_hash, sizeof(m->host_hash), "%s", host_hash);
+	m->mono_to_real_ns = mono_to_real_ns;
+	m->since_ns = since_ns;
+	return m;
+}
+
+uint64_t tr2_model_events(const struct tr2_model *m)
+{
+	return m->events;
+}
+
+uint64_t tr2_model_dropped(const struct tr2_model *m)
+{
+	return m->dropped;
+}
+
+static struct tr2_proc *find_proc(struct tr2_model *m, uint32_t pid)
+{
+	for (struct tr2_proc *p = m->procs[pid % TR2_MODEL_BUCKETS]; p; p = p->hnext)
+		if (p->pid == pid && !p->gone)
+			return p;
+	return NULL;
+}
+
+/* Links p to its parent's state, once, when the parent is known. */
+static void set_parent(struct tr2_model *m, struct tr2_proc *p)
+{
+	struct tr2_proc *q = p->parent || !p->ppid ? NULL : find_proc(m, p->ppid);
+
+	if (q && q != p) {
+		p->parent = q;
+		q->children++;
+	}
+}
+
+struct tr2_proc *tr2_model_proc(struct tr2_model *m, uint32_t pid)
+{
+	struct tr2_proc *p = find_proc(m, pid);
+
+	if (p)
+		return p;
+	p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	p->metrics_tail = &p->metrics;
+	p->hnext = m->procs[pid % TR2_MODEL_BUCKETS];
+	m->procs[pid % TR2_MODEL_BUCKETS] = p;
+	return p;
+}
+
+/* The process's sid (git's tr2_sid.c): under its session before exec, or
+ * else the nearest ancestor's that wrote events, as GIT_TRACE2_PARENT_SID
+ * would have made it. */
+static void make_sid(struct tr2_model *m, struct tr2_proc *p)
+{
+	int64_t real_us = ((int64_t)p->start_ns + m->mono_to_real_ns) / 1000;
+	const char *parent = p->exec_parent_sid;
+	struct tr2_proc *q;
+	size_t n;
+	int hops;
+
+	set_parent(m, p);
+	for (q = p->parent, hops = 0; !parent && q && hops < 64; q = q->parent, hops++)
+		if (q->sid)
+			parent = q->sid;
+	n = tr2_sid_format(NULL, 0, parent, real_us, m->host_hash, p->pid) + 1;
+	p->sid = xcalloc(1, n);
+	tr2_sid_format(p->sid, n, parent, real_us, m->host_hash, p->pid);
+}
+
+/* The parent session's last cmd_name hierarchy, for "parent/child"
+ * (git passes it down in GIT_TRACE2_PARENT_NAME). */
+static const char *parent_hierarchy(struct tr2_proc *p)
+{
+	struct tr2_proc *q;
+	int hops;
+
+	if (p->parent_name)
+		return p->parent_name;
+	if (p->exec_parent_sid)
+		return p->exec_parent_hierarchy;
+	for (q = p->parent, hops = 0; q && hops < 64; q = q->parent, hops++)
+		if (q->sid && q->hierarchy && !strncmp(p->sid, q->sid, strlen(q->sid)))
+			return q->hierarchy;
+	return NULL;
+}
+
+void tr2_model_emit(struct tr2_model *m, const struct tr2_ev *ev)
+{
+	m->sink.emit(m->sink.ctx, ev);
+	m->events++;
+}
+
+void tr2_model_ev_init(struct tr2_model *m, struct tr2_ev *ev, enum tr2_ev_kind kind,
+		       struct tr2_thread *t, const char *file, int line, uint64_t ts_ns)
+{
+	struct tr2_proc *p = t->proc;
+	int64_t real_ns = (int64_t)ts_ns + m->mono_to_real_ns;
+
+	if (!p->sid)
+		make_sid(m, p);
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = kind;
+	ev->sid = p->sid;
+	ev->thread = t->name;
+	ev->time_us = real_ns / 1000;
+	ev->time_ns = (int)(real_ns % 1000);
+	ev->file = file;
+	ev->line = line;
+	ev->has_t_abs = true;
+	ev->t_abs_us = ts_ns > p->start_ns ? (int64_t)(ts_ns - p->start_ns) / 1000 : 0;
+	ev->nesting = t->depth < TR2_NESTING_MAX ? 1 + t->depth : TR2_NESTING_MAX;
+}
+
+static void set_t_rel(struct tr2_ev *ev, uint64_t now, uint64_t since)
+{
+	ev->has_t_rel = true;
+	ev->t_rel_ns = now > since ? (int64_t)(now - since) : 0;
+	ev->t_rel_us = ev->t_rel_ns / 1000;
+}
+
+/* A start time (ns) from outside, or `now` when it cannot be one: unknown
+ * (0) or in the future. */
+static uint64_t sane_start(uint64_t start_ns, uint64_t now)
+{
+	return start_ns && start_ns <= now ? start_ns : now;
+}
+
+/* Whether a thread that started at start_ns may have run calls unseen: it
+ * started before the trace, in an image that did too. */
+static bool joined(const struct tr2_model *m, const struct tr2_proc *p, uint64_t start_ns)
+{
+	return start_ns < m->since_ns && !p->exec_seen;
+}
+
+void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info)
+{
+	struct tr2_proc *p = tr2_model_proc(m, info->pid);
+	struct tr2_thread *t;
+
+	if (!p->ppid)
+		p->ppid = info->ppid;
+	set_parent(m, p);
+	if (!p->start_ns)
+		p->start_ns = sane_start(info->proc_start_ns, info->thread_start_ns);
+	if (info->sid && *info->sid && !p->sid)
+		p->sid = xstrdup(info->sid);
+	if (info->parent_name && *info->parent_name && !p->parent_name)
+		p->parent_name = xstrdup(info->parent_name);
+	t = tr2_thread_get(m, p, info->tid);
+	t->start_ns = info->tid == info->pid || !info->thread_start_ns ? p->start_ns : info->thread_start_ns;
+	t->joined = joined(m, p, t->start_ns);
+	tr2_thread_name(t, info->thread_id, info->base_name);
+}
+
+/* The thread of call c, made from the call when tr2_model_thread() did not
+ * name it. */
+static struct tr2_thread *thread_of(struct tr2_model *m, uint32_t pid, uint32_t tid, uint64_t ts_ns)
+{
+	struct tr2_thread *t = tr2_thread_find(m, tid);
+	struct tr2_proc *p;
+
+	if (t && t->proc->pid == pid && !t->proc->gone)
+		return t;
+	p = tr2_model_proc(m, pid);
+	if (!p->start_ns)
+		p->start_ns = ts_ns;
+	t = tr2_thread_get(m, p, tid);
+	t->joined = joined(m, p, t->start_ns);
+	return t;
+}
+
+static struct tr2_child *find_child(struct tr2_proc *p, int id)
+{
+	for (int i = 0; i < p->nstarted; i++)
+		if (p->started[i].id == id)
+			return &p->started[i];
+	return NULL;
+}
+
+static void add_child(struct tr2_proc *p, int id, uint64_t ts)
+{
+	struct tr2_child *c = find_child(p, id);
+
+	if (!c) {
+		p->started = tr2_grow(p->started, p->nstarted, &p->cap, sizeof(*p->started));
+		c = &p->started[p->nstarted++];
+		c->id = id;
+	}
+	c->start_ns = ts;
+}
+
+/* cmd_name: "<parent's hierarchy>/<name>", the parent's being the one the
+ * session started with, so that a second cmd_name replaces the first. */
+static const char *set_hierarchy(struct tr2_proc *p, const char *name)
+{
+	const char *up = parent_hierarchy(p);
+	size_t n = (up ? strlen(up) + 1 : 0) + strlen(name) + 1;
+	char *hier = xcalloc(1, n);
+
+	snprintf(hier, n, "%s%s%s", up ? up : "", up ? "/" : "", name);
+	free(p->hierarchy);
+	return p->hierarchy = hier;
+}
+
+/* The event kind of each probe; TR2_EV__COUNT for timer_start, timer_stop
+ * and counter_add, which write none. */
+#define KIND_OF(probe) [TRACE2__P_##probe] = TRACE2__EV_OF_##probe,
+#define TRACE2__EV_OF_version TR2_EV_VERSION
+#define TRACE2__EV_OF_start TR2_EV_START
+#define TRACE2__EV_OF_exit TR2_EV_EXIT
+#define TRACE2__EV_OF_atexit TR2_EV_ATEXIT
+#define TRACE2__EV_OF_signal TR2_EV_SIGNAL
+#define TRACE2__EV_OF_error TR2_EV_ERROR
+#define TRACE2__EV_OF_cmd_path TR2_EV_CMD_PATH
+#define TRACE2__EV_OF_cmd_ancestry TR2_EV_CMD_ANCESTRY
+#define TRACE2__EV_OF_cmd_name TR2_EV_CMD_NAME
+#define TRACE2__EV_OF_cmd_mode TR2_EV_CMD_MODE
+#define TRACE2__EV_OF_alias TR2_EV_ALIAS
+#define TRACE2__EV_OF_def_param TR2_EV_DEF_PARAM
+#define TRACE2__EV_OF_def_repo TR2_EV_DEF_REPO
+#define TRACE2__EV_OF_child_start TR2_EV_CHILD_START
+#define TRACE2__EV_OF_child_exit TR2_EV_CHILD_EXIT
+#define TRACE2__EV_OF_child_ready TR2_EV_CHILD_READY
+#define TRACE2__EV_OF_exec TR2_EV_EXEC
+#define TRACE2__EV_OF_exec_result TR2_EV_EXEC_RESULT
+#define TRACE2__EV_OF_thread_start TR2_EV_THREAD_START
+#define TRACE2__EV_OF_thread_exit TR2_EV_THREAD_EXIT
+#define TRACE2__EV_OF_region_enter TR2_EV_REGION_ENTER
+#define TRACE2__EV_OF_region_leave TR2_EV_REGION_LEAVE
+#define TRACE2__EV_OF_data TR2_EV_DATA
+#define TRACE2__EV_OF_data_json TR2_EV_DATA_JSON
+#define TRACE2__EV_OF_printf TR2_EV_PRINTF
+#define TRACE2__EV_OF_timer_start TR2_EV__COUNT
+#define TRACE2__EV_OF_timer_stop TR2_EV__COUNT
+#define TRACE2__EV_OF_counter_add TR2_EV__COUNT
+static const enum tr2_ev_kind kind_of[TRACE2__NPROBES] = { TRACE2__PROBES(KIND_OF) };
+
+/* The fields of call c that its event carries, as git writes them. */
+static void fill(struct tr2_model *m, struct tr2_ev *ev, struct tr2_thread *t, const struct tr2_call *c,
+		 char num[static 24])
+{
+	struct tr2_proc *p = t->proc;
+	struct tr2_child *ch;
+	int64_t since;
+
+	switch (c->probe) {
+	case TRACE2__P_version:
+		/* EVENT format version 4 (git 2.47+, the one with printf events)
+		 * unless the program says which it writes */
+		ev->evt = c->s[1] ? c->s[1] : "4";
+		ev->exe = c->s[0];
+		break;
+	case TRACE2__P_start:
+		ev->argv = c->vec;
+		break;
+	case TRACE2__P_exit:
+	case TRACE2__P_atexit:
+		ev->code = c->code;
+		break;
+	case TRACE2__P_signal:
+		ev->signo = c->code;
+		break;
+	case TRACE2__P_error:
+		ev->msg = c->s[0];
+		ev->fmt = c->s[1];
+		break;
+	case TRACE2__P_cmd_path:
+		ev->path = c->s[0];
+		break;
+	case TRACE2__P_cmd_ancestry:
+		ev->ancestry = c->vec;
+		break;
+	case TRACE2__P_cmd_name:
+		ev->name = c->s[0] ? c->s[0] : "";
+		ev->hierarchy = set_hierarchy(p, ev->name);
+		break;
+	case TRACE2__P_cmd_mode:
+		ev->mode = c->s[0];
+		break;
+	case TRACE2__P_alias:
+		ev->alias = c->s[0];
+		ev->argv = c->vec;
+		break;
+	case TRACE2__P_def_param:
+		ev->param = c->s[0];
+		ev->value = c->s[1];
+		ev->scope = c->s[2];
+		break;
+	case TRACE2__P_def_repo:
+		ev->repo = c->repo_id;
+		ev->worktree = c->s[0];
+		break;
+	case TRACE2__P_child_start:
+		ev->child_id = c->id;
+		ev->use_shell = c->use_shell != 0;
+		ev->child_class = c->s[0] ? c->s[0] : "?";
+		ev->hook_name = c->s[1];
+		ev->cd = c->s[2];
+		ev->argv = c->vec;
+		add_child(p, c->id, c->ts_ns);
+		break;
+	case TRACE2__P_child_exit:
+	case TRACE2__P_child_ready:
+		ev->child_id = c->id;
+		ev->pid = c->pid_arg;
+		ev->code = c->code;
+		ev->ready = c->probe == TRACE2__P_child_ready ? c->s[0] : NULL;
+		if ((ch = find_child(p, c->id)))
+			set_t_rel(ev, c->ts_ns, ch->start_ns);
+		break;
+	case TRACE2__P_exec:
+		ev->exec_id = c->id;
+		ev->exe = c->s[0];
+		ev->argv = c->vec;
+		break;
+	case TRACE2__P_exec_result:
+		ev->exec_id = c->id;
+		ev->code = c->code;
+		break;
+	case TRACE2__P_thread_exit:
+		set_t_rel(ev, c->ts_ns, t->start_ns);
+		break;
+	case TRACE2__P_region_enter:
+	case TRACE2__P_region_leave:
+		ev->repo = c->repo_id;
+		ev->category = c->s[0];
+		ev->label = c->s[1];
+		ev->msg = c->s[2];
+		if (c->probe == TRACE2__P_region_enter) {
+			tr2_thread_push(t, c->ts_ns);   /* after the event's nesting */
+			break;
+		}
+		/* a leave with no region open, or of one entered before the
+		 * trace: no t_rel */
+		since = tr2_thread_pop(t);
+		ev->nesting = t->depth < TR2_NESTING_MAX ? 1 + t->depth : TR2_NESTING_MAX;
+		if (since > 0)
+			set_t_rel(ev, c->ts_ns, (uint64_t)since);
+		break;
+	case TRACE2__P_data:
+	case TRACE2__P_data_json:
+		ev->repo = c->repo_id;
+		ev->category = c->s[0];
+		ev->key = c->s[1];
+		ev->value = c->s[2];
+		if (c->probe == TRACE2__P_data && !ev->value) {
+			snprintf(num, 24, "%jd", c->value);
+			ev->value = num;
+		}
+		/* since the innermost open region, else the thread's start */
+		if ((since = (int64_t)tr2_thread_since(t)))
+			set_t_rel(ev, c->ts_ns, (uint64_t)since);
+		break;
+	case TRACE2__P_printf:
+		ev->msg = c->s[0];
+		break;
+	}
+}
+
+void tr2_model_call(struct tr2_model *m, const struct tr2_call *c)
+{
+	struct tr2_thread *t;
+	struct tr2_ev ev;
+	char num[24];
+
+	if ((unsigned)c->probe >= TRACE2__NPROBES)
+		return;
+	t = thread_of(m, c->pid, c->tid, c->ts_ns);
+	if (kind_of[c->probe] == TR2_EV__COUNT) {
+		tr2_metric_call(m, t, c);
+		return;
+	}
+	if (c->probe == TRACE2__P_thread_start) {
+		t->start_ns = c->ts_ns;
+		t->joined = false;
+		tr2_thread_name(t, c->id, c->s[0]);
+	}
+	/* the thread's metrics end before its last event */
+	if (c->probe == TRACE2__P_thread_exit || c->probe == TRACE2__P_atexit)
+		tr2_metric_close_thread(m, t, c);
+	if (c->probe == TRACE2__P_atexit)
+		tr2_metric_final(m, t, c);
+	tr2_model_ev_init(m, &ev, kind_of[c->probe], t, c->file, c->line, c->ts_ns);
+	fill(m, &ev, t, c, num);
+	tr2_model_emit(m, &ev);
+	if (c->probe == TRACE2__P_thread_exit)
+		tr2_thread_drop(m, t);   /* git forgets it: a later call starts afresh */
+}
+
+void tr2_model_gap(struct tr2_model *m, uint32_t pid, uint32_t tid)
+{
+	struct tr2_thread *t = tr2_thread_find(m, tid);
+
+	if (t && t->proc->pid == pid)
+		for (int i = 0; i < t->depth && i < TR2_NESTING_MAX; i++)
+			t->region_start[i] = 0;
+}
+
+void tr2_model_lost(struct tr2_model *m, uint32_t pid, uint64_t count, uint64_t ts_ns)
+{
+	struct tr2_thread *t = thread_of(m, pid, pid, ts_ns);
+	struct tr2_call c = { .pid = pid, .tid = pid, .ts_ns = ts_ns, .probe = TRACE2__P_data };
+	uint64_t since;
+	struct tr2_ev ev;
+	char num[24];
+
+	tr2_model_ev_init(m, &ev, TR2_EV_DATA, t, c.file, c.line, ts_ns);
+	if ((since = tr2_thread_since(t)))
+		set_t_rel(&ev, ts_ns, since);
+	ev.category = "tr2";
+	ev.key = "lost_events";
+	snprintf(num, sizeof(num), "%" PRIu64, count);
+	ev.value = num;
+	tr2_model_emit(m, &ev);
+	m->events--;   /* a marker, not one of the program's events */
+}
+
+void tr2_model_fork(struct tr2_model *m, uint32_t pid, uint32_t ppid, uint64_t start_ns)
+{
+	struct tr2_proc *p = tr2_model_proc(m, pid);
+
+	p->ppid = ppid;
+	p->start_ns = start_ns;
+	set_parent(m, p);
+}
+
+/* Ends p's stream in every target (a no-op for one that has ended). */
+static void end_stream(struct tr2_model *m, struct tr2_proc *p)
+{
+	if (p->sid && m->sink.end)
+		m->sink.end(m->sink.ctx, p->sid);
+}
+
+/* Drops p's threads but keep (NULL: all of them). */
+static void drop_threads(struct tr2_model *m, struct tr2_proc *p, struct tr2_thread *keep)
+{
+	for (int i = 0; i < TR2_MODEL_BUCKETS; i++)
+		for (struct tr2_thread *t = m->threads[i], *next; t; t = next) {
+			next = t->hnext;
+			if (t->proc == p && t != keep)
+				tr2_thread_drop(m, t);
+		}
+}
+
+void tr2_model_exec(struct tr2_model *m, uint32_t pid, uint64_t ts_ns)
+{
+	struct tr2_proc *p = tr2_model_proc(m, pid);
+	struct tr2_thread *t = tr2_thread_find(m, pid);
+
+	if (t && t->proc != p)
+		t = NULL;
+	if (p->sid) {
+		end_stream(m, p);
+		free(p->exec_parent_sid);
+		p->exec_parent_sid = p->sid;
+		p->sid = NULL;
+		free(p->exec_parent_hierarchy);
+		p->exec_parent_hierarchy = p->hierarchy;
+		p->hierarchy = NULL;
+	}
+	p->start_ns = ts_ns;
+	p->exec_seen = true;
+	p->nstarted = 0;
+	/* exec leaves one thread, the one that called it, renamed to the pid */
+	drop_threads(m, p, t);
+	if (t) {
+		t->start_ns = ts_ns;
+		t->joined = false;
+		t->depth = 0;
+		t->nslots = 0;
+		tr2_thread_name(t, 0, NULL);
+	}
+	tr2_metric_free_proc(p);
+}
+
+void tr2_model_resumed(struct tr2_model *m, uint32_t pid, uint64_t from_ns, uint64_t to_ns)
+{
+	struct tr2_proc *p = find_proc(m, pid);
+
+	if (p && !p->sid && to_ns > from_ns)
+		p->start_ns += to_ns - from_ns;
+}
+
+static void free_proc(struct tr2_proc *p)
+{
+	tr2_metric_free_proc(p);
+	free(p->sid);
+	free(p->exec_parent_sid);
+	free(p->exec_parent_hierarchy);
+	free(p->parent_name);
+	free(p->hierarchy);
+	free(p->started);
+	free(p);
+}
+
+/* Unlinks and frees p if it is gone and no kept process is its child, then
+ * its parent likewise. */
+static void release_proc(struct tr2_model *m, struct tr2_proc *p)
+{
+	while (p && p->gone && !p->children) {
+		struct tr2_proc *parent = p->parent, **pp;
+
+		for (pp = &m->procs[p->pid % TR2_MODEL_BUCKETS]; *pp != p; pp = &(*pp)->hnext)
+			;
+		*pp = p->hnext;
+		free_proc(p);
+		if (parent)
+			parent->children--;
+		p = parent;
+	}
+}
+
+void tr2_model_proc_gone(struct tr2_model *m, uint32_t pid)
+{
+	struct tr2_proc *p = find_proc(m, pid);
+
+	if (!p)
+		return;
+	end_stream(m, p);
+	drop_threads(m, p, NULL);
+	p->gone = true;
+	tr2_metric_free_proc(p);
+	free(p->started);
+	p->started = NULL;
+	p->nstarted = p->cap = 0;
+	release_proc(m, p);
+}
+
+void tr2_model_thread_gone(struct tr2_model *m, uint32_t pid, uint32_t tid)
+{
+	struct tr2_thread *t = tr2_thread_find(m, tid);
+
+	if (!t || t->proc->pid != pid)
+		return;
+	tr2_metric_merge_thread(t);
+	tr2_thread_drop(m, t);
+}
+
+void tr2_model_kept(const struct tr2_model *m, unsigned long *procs, unsigned long *threads)
+{
+	*procs = *threads = 0;
+	for (int i = 0; i < TR2_MODEL_BUCKETS; i++) {
+		for (const struct tr2_proc *p = m->procs[i]; p; p = p->hnext)
+			++*procs;
+		for (const struct tr2_thread *t = m->threads[i]; t; t = t->hnext)
+			++*threads;
+	}
+}
+
+void tr2_model_free(struct tr2_model *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < TR2_MODEL_BUCKETS; i++) {
+		while (m->threads[i])
+			tr2_thread_drop(m, m->threads[i]);
+		while (m->procs[i]) {
+			struct tr2_proc *p = m->procs[i];
+
+			m->procs[i] = p->hnext;
+			free_proc(p);
+		}
+	}
+	free(m);
+}

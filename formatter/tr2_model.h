@@ -1,0 +1,129 @@
+/* tr2_model.h: the Trace2 model, the one place that turns runtime calls
+ * (tr2_call.h) into the Trace2 events every target formats (tr2_event.h),
+ * with the values git computes in-process: sid and its parent chain
+ * (tr2_sid.c), thread names, region nesting and start times (tr2_thread.c,
+ * git's tr2_tls.c), t_abs and t_rel, the cmd_name hierarchy, child start
+ * times, timer and counter sums (tr2_metric.c, git's tr2_tmr.c and
+ * tr2_ctr.c).  Its two front ends: tr2-bpf's session (loader/), which feeds
+ * it the calls of every traced process as their batches arrive, and the
+ * runtime's in-process targets (usdt/tr2_inproc.c), which feed it the calls
+ * of their own process as they happen.  Neither computes any of these values
+ * itself.
+ *
+ * What a tracer attached mid-run cannot know, and how it is written (the
+ * in-process targets see every call from trace2_initialize() on):
+ *  - regions entered before the attach: events inside them get the nesting
+ *    of the regions seen so far; the region_leave that closes such a region
+ *    is written at the outermost level with no t_rel (PERF leaves the column
+ *    blank, EVENT omits "t_rel"), and so are data events at the outermost
+ *    level of a thread that existed before the attach (they may be inside
+ *    such a region);
+ *  - a child started before the attach: child_exit and child_ready have no
+ *    t_rel;
+ *  - timer intervals started before the attach are not counted.
+ * The same holds after a thread's calls were lost (tr2_model_gap).
+ *
+ * Not thread-safe: one caller at a time.
+ */
+#ifndef TR2_MODEL_H
+#define TR2_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "tr2_call.h"
+#include "tr2_event.h"
+
+/* Where the events go. */
+struct tr2_model_sink {
+	/* One event for every target.  ev and its strings are valid during the call. */
+	void (*emit)(void *ctx, const struct tr2_ev *ev);
+	/* The process of session id sid has ended without its atexit or signal
+	 * event (killed, or exec replaced its image): each target ends its
+	 * stream (tr2_target_end_process).  NULL: nothing to do. */
+	void (*end)(void *ctx, const char *sid);
+	void *ctx;
+};
+
+/* What a thread is, as its runtime and the kernel say: sent by tr2-bpf at
+ * the thread's first batch, and by the in-process targets at its first call. */
+struct tr2_thread_info {
+	uint32_t pid, tid;
+	uint32_t ppid;               /* the process's parent; 0: unknown */
+	uint64_t proc_start_ns;      /* the process's start, CLOCK_MONOTONIC; 0: unknown */
+	uint64_t thread_start_ns;    /* the thread's start, likewise */
+	int32_t thread_id;           /* trace2__tls.thread_id: 0 unnamed, else 1, 2, ... */
+	const char *base_name;       /* trace2__tls.base_name; NULL: none */
+	const char *sid;             /* the session id the program made itself (git's, or the
+					in-process targets'); NULL or "": none, the model makes one */
+	const char *parent_name;     /* the parent session's cmd_name hierarchy, as git passes it
+					in GIT_TRACE2_PARENT_NAME; NULL: from the process tree */
+};
+
+struct tr2_model;
+
+/*
+ * A model writing to sink (copied).  host_hash: "H" and 8 hex digits, or
+ * "Localhost" (tr2_sid_host).  mono_to_real_ns: CLOCK_REALTIME minus
+ * CLOCK_MONOTONIC, ns, to turn call times into wall-clock times.  since_ns:
+ * when the trace began (CLOCK_MONOTONIC); threads started before it may
+ * have run calls unseen (see above); 0 for the in-process targets.  Aborts
+ * only if memory runs out.
+ */
+struct tr2_model *tr2_model_new(const struct tr2_model_sink *sink, const char *host_hash,
+				int64_t mono_to_real_ns, uint64_t since_ns);
+void tr2_model_free(struct tr2_model *m);
+
+/* Names thread info->tid of process info->pid (made if new), and gives the
+ * process its parent, start and sid where it has none yet. */
+void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info);
+
+/* One runtime call: its events go to the sink (none for timer_start,
+ * timer_stop and counter_add, whose sums come at thread_exit and atexit;
+ * several for thread_exit and atexit).  A thread not named yet is named
+ * "main" when its tid is the pid, else "th00:unknown". */
+void tr2_model_call(struct tr2_model *m, const struct tr2_call *c);
+
+/* Thread tid of process pid lost calls (its batch did not reach tr2-bpf):
+ * the start times of its open regions are unknown from now on. */
+void tr2_model_gap(struct tr2_model *m, uint32_t pid, uint32_t tid);
+
+/* Process pid lost `count` calls: writes the marker into its stream, on its
+ * main thread, at ts_ns: a Trace2 "data" event that any Trace2 tool parses:
+ * no file, category "tr2", key "lost_events", value the count, e.g. in PERF
+ *   ... | data | | 0.021000 | 0.021000 | tr2 | lost_events:1234
+ * Not counted in tr2_model_events(). */
+void tr2_model_lost(struct tr2_model *m, uint32_t pid, uint64_t count, uint64_t ts_ns);
+
+/* tr2-bpf's view of the process tree (the in-process targets have none): */
+/* Process pid was forked by ppid at start_ns. */
+void tr2_model_fork(struct tr2_model *m, uint32_t pid, uint32_t ppid, uint64_t start_ns);
+/* Process pid called exec at ts_ns: a new program, a new session, child of
+ * the old one; the old one's stream ends (sink->end) unless it wrote none. */
+void tr2_model_exec(struct tr2_model *m, uint32_t pid, uint64_t ts_ns);
+/* The last thread of process pid exited: its stream ends (sink->end, a no-op
+ * after its atexit or signal event); what the model keeps of it goes, but
+ * for its sid and cmd_name hierarchy while a kept process is its child. */
+void tr2_model_proc_gone(struct tr2_model *m, uint32_t pid);
+/* Thread tid of process pid exited: its timer and counter sums go into the
+ * process totals (it ended without thread_exit) and its state goes. */
+void tr2_model_thread_gone(struct tr2_model *m, uint32_t pid, uint32_t tid);
+/* Process pid was held stopped from from_ns to to_ns (CLOCK_MONOTONIC)
+ * while tr2-bpf attached to an object it maps.  Before the process's first
+ * event, t_abs starts after the stop, so that it measures the program and
+ * not the tracer (git's t_abs starts in main()). */
+void tr2_model_resumed(struct tr2_model *m, uint32_t pid, uint64_t from_ns, uint64_t to_ns);
+
+/* Events written to the sink so far (markers excluded). */
+uint64_t tr2_model_events(const struct tr2_model *m);
+/* Timer and counter uses left out because a thread used more than
+ * TR2_MODEL_METRICS definitions (a hostile or broken program). */
+uint64_t tr2_model_dropped(const struct tr2_model *m);
+/* What the model keeps now: processes (gone ones whose sid a kept child
+ * still needs included) and threads.  Bounded by the processes and threads
+ * alive, never by those that have come and gone. */
+void tr2_model_kept(const struct tr2_model *m, unsigned long *procs, unsigned long *threads);
+
+/* Timer and counter definitions a thread may use; more are dropped (counted). */
+#define TR2_MODEL_METRICS 256
+
+#endif

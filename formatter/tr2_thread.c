@@ -1,0 +1,93 @@
+/* tr2_thread.c: the model's threads (git's trace2/tr2_tls.c): their names,
+ * start times and open regions. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tr2_mem.h"
+#include "tr2_model_int.h"
+
+struct tr2_thread *tr2_thread_find(struct tr2_model *m, uint32_t tid)
+{
+	struct tr2_thread *t;
+
+	if (m->last && m->last->tid == tid)
+		return m->last;
+	for (t = m->threads[tid % TR2_MODEL_BUCKETS]; t; t = t->hnext)
+		if (t->tid == tid)
+			return m->last = t;
+	return NULL;
+}
+
+void tr2_thread_drop(struct tr2_model *m, struct tr2_thread *t)
+{
+	struct tr2_thread **pp;
+
+	for (pp = &m->threads[t->tid % TR2_MODEL_BUCKETS]; *pp; pp = &(*pp)->hnext)
+		if (*pp == t) {
+			*pp = t->hnext;
+			break;
+		}
+	if (m->last == t)
+		m->last = NULL;
+	free(t->region_start);
+	free(t->slots);
+	free(t);
+}
+
+void tr2_thread_name(struct tr2_thread *t, int32_t thread_id, const char *base)
+{
+	if (t->tid == t->proc->pid)
+		snprintf(t->name, sizeof(t->name), "main");
+	else if (thread_id > 0)
+		snprintf(t->name, sizeof(t->name), "th%02d:%s", thread_id, base ? base : "");
+	else
+		snprintf(t->name, sizeof(t->name), "th00:unknown");
+}
+
+struct tr2_thread *tr2_thread_get(struct tr2_model *m, struct tr2_proc *p, uint32_t tid)
+{
+	struct tr2_thread *t = tr2_thread_find(m, tid);
+
+	if (t && t->proc == p)
+		return t;
+	if (t)
+		tr2_thread_drop(m, t);
+	t = xcalloc(1, sizeof(*t));
+	t->tid = tid;
+	t->proc = p;
+	t->start_ns = p->start_ns;
+	tr2_thread_name(t, 0, NULL);
+	t->hnext = m->threads[tid % TR2_MODEL_BUCKETS];
+	m->threads[tid % TR2_MODEL_BUCKETS] = t;
+	return m->last = t;
+}
+
+void tr2_thread_push(struct tr2_thread *t, uint64_t ts_ns)
+{
+	/* deeper than any event may show (TR2_NESTING_MAX): counted, not kept */
+	if (t->depth < TR2_NESTING_MAX) {
+		if (t->depth == t->cap) {
+			t->cap = t->cap ? 2 * t->cap : 16;
+			t->region_start = xrealloc(t->region_start,
+						   (size_t)t->cap * sizeof(*t->region_start));
+		}
+		t->region_start[t->depth] = ts_ns;
+	}
+	if (t->depth < INT32_MAX)
+		t->depth++;
+}
+
+int64_t tr2_thread_pop(struct tr2_thread *t)
+{
+	if (!t->depth)
+		return -1;
+	t->depth--;
+	return t->depth < TR2_NESTING_MAX ? (int64_t)t->region_start[t->depth] : 0;
+}
+
+uint64_t tr2_thread_since(const struct tr2_thread *t)
+{
+	if (t->depth)
+		return t->depth <= TR2_NESTING_MAX ? t->region_start[t->depth - 1] : 0;
+	return t->joined ? 0 : t->start_ns;
+}
