@@ -132,6 +132,8 @@ struct tr2_ev {
 	/* def_param */
 	const char *param;
 	const char *value;            /* def_param value; data value; data_json JSON text */
+	bool has_intval;              /* data: the value is an integer (trace2_data_intmax) ... */
+	int64_t intval;               /* ... this one, which `value` writes in decimal */
 	const char *scope;
 
 	/* def_repo */

@@ -363,6 +363,8 @@ static void fill(struct tr2_model *m, struct tr2_ev *ev, struct tr2_thread *t, c
 		if (c->probe == TRACE2__P_data && !ev->value) {
 			snprintf(num, 24, "%jd", c->value);
 			ev->value = num;
+			ev->has_intval = true;
+			ev->intval = c->value;
 		}
 		/* since the innermost open region, else the thread's start */
 		if ((since = (int64_t)tr2_thread_since(t)))

@@ -345,7 +345,8 @@ static void ev_init(struct tr2_session *s, struct tr2_ev *ev, enum tr2_ev_kind k
 static void set_t_rel(struct tr2_ev *ev, uint64_t now, uint64_t since)
 {
 	ev->has_t_rel = 1;
-	ev->t_rel_us = now > since ? (int64_t)(now - since) / 1000 : 0;
+	ev->t_rel_ns = now > since ? (int64_t)(now - since) : 0;
+	ev->t_rel_us = ev->t_rel_ns / 1000;
 }
 
 /* t_rel of data events: since the innermost open region, else the thread;
@@ -870,6 +871,8 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 		if (h->kind == TR2_REC_DATA && !ev.value) {
 			snprintf(num, sizeof(num), "%" PRId64, (int64_t)h->num[1]);
 			ev.value = num;
+			ev.has_intval = 1;
+			ev.intval = (int64_t)h->num[1];
 		}
 		break;
 	case TR2_REC_PRINTF:
