@@ -10,14 +10,13 @@
 #include "tr2_sid.h"
 
 struct tr2_model *tr2_model_new(const struct tr2_model_sink *sink, const char *host_hash,
-				int64_t mono_to_real_ns, uint64_t since_ns)
+				int64_t mono_to_real_ns)
 {
 	struct tr2_model *m = xcalloc(1, sizeof(*m));
 
 	m->sink = *sink;
 	snprintf(m->host_hash, sizeof(m->host_hash), "%s", host_hash);
 	m->mono_to_real_ns = mono_to_real_ns;
-	m->since_ns = since_ns;
 	return m;
 }
 
@@ -142,13 +141,6 @@ static uint64_t sane_start(uint64_t start_ns, uint64_t now)
 	return start_ns && start_ns <= now ? start_ns : now;
 }
 
-/* Whether a thread that started at start_ns may have run calls unseen: it
- * started before the trace, in an image that did too. */
-static bool joined(const struct tr2_model *m, const struct tr2_proc *p, uint64_t start_ns)
-{
-	return start_ns < m->since_ns && !p->exec_seen;
-}
-
 void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info)
 {
 	struct tr2_proc *p = tr2_model_proc(m, info->pid);
@@ -165,7 +157,6 @@ void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info)
 		p->parent_name = xstrdup(info->parent_name);
 	t = tr2_thread_get(m, p, info->tid);
 	t->start_ns = info->tid == info->pid || !info->thread_start_ns ? p->start_ns : info->thread_start_ns;
-	t->joined = joined(m, p, t->start_ns);
 	tr2_thread_name(t, info->thread_id, info->base_name);
 }
 
@@ -182,7 +173,6 @@ static struct tr2_thread *thread_of(struct tr2_model *m, uint32_t pid, uint32_t 
 	if (!p->start_ns)
 		p->start_ns = ts_ns;
 	t = tr2_thread_get(m, p, tid);
-	t->joined = joined(m, p, t->start_ns);
 	return t;
 }
 
@@ -391,7 +381,6 @@ void tr2_model_call(struct tr2_model *m, const struct tr2_call *c)
 	}
 	if (c->probe == TRACE2__P_thread_start) {
 		t->start_ns = c->ts_ns;
-		t->joined = false;
 		tr2_thread_name(t, c->id, c->s[0]);
 	}
 	/* the thread's metrics end before its last event */
@@ -478,13 +467,11 @@ void tr2_model_exec(struct tr2_model *m, uint32_t pid, uint64_t ts_ns)
 		p->hierarchy = NULL;
 	}
 	p->start_ns = ts_ns;
-	p->exec_seen = true;
 	p->nstarted = 0;
 	/* exec leaves one thread, the one that called it, renamed to the pid */
 	drop_threads(m, p, t);
 	if (t) {
 		t->start_ns = ts_ns;
-		t->joined = false;
 		t->depth = 0;
 		t->nslots = 0;
 		tr2_thread_name(t, 0, NULL);

@@ -15,9 +15,9 @@
  *  - regions entered before the attach: events inside them get the nesting
  *    of the regions seen so far; the region_leave that closes such a region
  *    is written at the outermost level with no t_rel (PERF leaves the column
- *    blank, EVENT omits "t_rel"), and so are data events at the outermost
- *    level of a thread that existed before the attach (they may be inside
- *    such a region);
+ *    blank, EVENT omits "t_rel"); data events directly inside it have their
+ *    t_rel since the thread's start, as at the outermost level (git's
+ *    format requires one; the region is not known);
  *  - a child started before the attach: child_exit and child_ready have no
  *    t_rel;
  *  - timer intervals started before the attach are not counted.
@@ -64,13 +64,11 @@ struct tr2_model;
 /*
  * A model writing to sink (copied).  host_hash: "H" and 8 hex digits, or
  * "Localhost" (tr2_sid_host).  mono_to_real_ns: CLOCK_REALTIME minus
- * CLOCK_MONOTONIC, ns, to turn call times into wall-clock times.  since_ns:
- * when the trace began (CLOCK_MONOTONIC); threads started before it may
- * have run calls unseen (see above); 0 for the in-process targets.  Aborts
+ * CLOCK_MONOTONIC, ns, to turn call times into wall-clock times.  Aborts
  * only if memory runs out.
  */
 struct tr2_model *tr2_model_new(const struct tr2_model_sink *sink, const char *host_hash,
-				int64_t mono_to_real_ns, uint64_t since_ns);
+				int64_t mono_to_real_ns);
 void tr2_model_free(struct tr2_model *m);
 
 /* Names thread info->tid of process info->pid (made if new), and gives the

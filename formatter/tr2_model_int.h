@@ -38,7 +38,6 @@ struct tr2_thread {
 	struct tr2_proc *proc;
 	char name[TR2_MAX_THREAD_NAME + 1];   /* "main", "th%02d:<base>", "th00:unknown" */
 	uint64_t start_ns;
-	bool joined;                   /* it may have run calls before the trace began */
 	int depth;                     /* open regions seen (git's nr_open_regions - 1) */
 	int cap;
 	uint64_t *region_start;        /* start of each open region; 0: unknown */
@@ -59,7 +58,6 @@ struct tr2_proc {
 	struct tr2_proc *parent;
 	int children;                  /* kept processes whose parent this is */
 	bool gone;
-	bool exec_seen;                /* start_ns is its image's exec */
 	uint64_t start_ns;             /* t_abs counts from here */
 	char *sid;                     /* NULL until its first event, or given */
 	char *exec_parent_sid;         /* after exec: the session before it */
@@ -76,7 +74,6 @@ struct tr2_model {
 	struct tr2_model_sink sink;
 	char host_hash[16];
 	int64_t mono_to_real_ns;
-	uint64_t since_ns;
 	uint64_t events, dropped;
 	struct tr2_proc *procs[TR2_MODEL_BUCKETS];
 	struct tr2_thread *threads[TR2_MODEL_BUCKETS];

@@ -89,5 +89,5 @@ uint64_t tr2_thread_since(const struct tr2_thread *t)
 {
 	if (t->depth)
 		return t->depth <= TR2_NESTING_MAX ? t->region_start[t->depth - 1] : 0;
-	return t->joined ? 0 : t->start_ns;
+	return t->start_ns;
 }

@@ -95,7 +95,7 @@ struct usdt_spec {
 struct site {
 	char name[32];
 	unsigned long offset;      /* file offset of its 1-byte nop */
-	/* tr2:event only: */
+	/* tr2:batch only: */
 	int pair;                  /* the 1-byte nop is followed by a 5-byte nop */
 	int spec_id;
 	__u32 number;              /* the probe site's number (see above) */
@@ -108,7 +108,7 @@ struct object {
 	struct site *sites;
 	int nsites;
 	unsigned long enable_off, enable_ref;  /* tr2:enable's site and semaphore, file offsets */
-	struct site event;         /* tr2:event, the payload site of every kind */
+	struct site batch;         /* tr2:batch, the payload site of every kind */
 	int tracefs_id;            /* its tracefs event for inherited enables, 0 until made */
 };
 
@@ -366,17 +366,17 @@ static int read_probes(struct tr2_attach *a, int fd, struct object *o, char *err
 				o->enable_ref = sema_off;
 				continue;
 			}
-			if (!strcmp(prov, "tr2") && strcmp(name, "event"))
-				continue;   /* a probe of a later runtime: leave it */
+			if (!strcmp(prov, "tr2") && strcmp(name, "batch"))
+				continue;   /* a probe of another runtime: leave it */
 			if (!strcmp(prov, "tr2")) {
-				s = &o->event;
+				s = &o->batch;
 			} else {
 				o->sites = tr2_grow(o->sites, o->nsites, &cap, sizeof(*o->sites));
 				s = &o->sites[o->nsites++];
 			}
 			snprintf(s->name, sizeof(s->name), "%s", name);
 			s->offset = pc_off;
-			if (s != &o->event)
+			if (s != &o->batch)
 				continue;   /* a trace2 probe: other tracers' */
 			s->pair = pread(fd, insn, sizeof(insn), pc_off) == sizeof(insn) &&
 				  !memcmp(insn, "\x90\x0f\x1f\x44\x00\x00", 6);
@@ -390,7 +390,7 @@ static int read_probes(struct tr2_attach *a, int fd, struct object *o, char *err
 		}
 	}
 	o->pub.sites = o->nsites;
-	o->pub.runtime = o->enable_ref > 0 && o->event.number;
+	o->pub.runtime = o->enable_ref > 0 && o->batch.number;
 out:
 	if (elf)
 		elf_end(elf);
@@ -450,10 +450,10 @@ static int link_one(struct tr2_attach *a, struct bpf_program *prog, const char *
 int tr2_attach_payload(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, char *err, size_t errlen)
 {
 	struct object *o = (struct object *)pub;
-	struct bpf_program *prog = bpf_object__find_program_by_name(a->obj, "probe_event");
+	struct bpf_program *prog = bpf_object__find_program_by_name(a->obj, "probe_batch");
 	/* the 5-byte nop of a pair, where chosen (tr2_attach_set_nop5) */
-	unsigned long off = o->event.offset + (a->nop5 && o->event.pair);
-	__u64 bpf_cookie = cookie(&o->event);
+	unsigned long off = o->batch.offset + (a->nop5 && o->batch.pair);
+	__u64 bpf_cookie = cookie(&o->batch);
 	char path[64];
 	int r;
 
@@ -461,7 +461,7 @@ int tr2_attach_payload(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, 
 	r = !prog ? -1 : a->multi ? link_multi(a, bpf_program__fd(prog), path, &off, NULL, &bpf_cookie, 1, pid) :
 		link_one(a, prog, path, off, bpf_cookie, pid);
 	if (r) {
-		snprintf(err, errlen, "failed to attach to probe tr2:event in %s: %s", o->pub.name,
+		snprintf(err, errlen, "failed to attach to probe tr2:batch in %s: %s", o->pub.name,
 			 strerror(errno));
 		return -1;
 	}
@@ -828,4 +828,29 @@ void tr2_attach_free(struct tr2_attach *a)
 	free(a->objects);
 	free(a->specs);
 	free(a);
+}
+
+int tr2_attach_ticks(struct bpf_program *prog, uint64_t period_ns, struct bpf_link **links, int max,
+		     char *err, size_t errlen)
+{
+	struct perf_event_attr attr = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
+					.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = period_ns };
+	int ncpu = libbpf_num_possible_cpus(), n = 0;
+
+	for (int cpu = 0; cpu < ncpu && n < max; cpu++) {
+		int fd = perf_open(&attr, -1, cpu);
+
+		if (fd < 0 && errno == ENODEV)
+			continue;   /* a CPU that is offline */
+		if (fd < 0 || !(links[n] = bpf_program__attach_perf_event(prog, fd))) {
+			snprintf(err, errlen, "failed to attach the timer tick on CPU %d: %s", cpu, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			while (n)
+				bpf_link__destroy(links[--n]);
+			return -1;
+		}
+		n++;
+	}
+	return n;
 }

@@ -19,6 +19,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct bpf_link;
+struct bpf_program;
+
 struct bpf_object;
 struct bpf_program;
 struct tr2_attach;
@@ -27,9 +30,9 @@ struct tr2_attach;
 struct tr2_object {
 	uint64_t dev, ino;   /* kernel encoding (MAJOR << 20 | MINOR), as the eBPF side names it */
 	int runtime;         /* carries a tr2 runtime (the tr2:enable probe) */
-	int old;             /* carries trace2 probes but no runtime: built with a trace2.h
-				older than this tracer, whose probe sites are in the program's
-				own code; never attached */
+	int old;             /* carries trace2 probes but no runtime this tracer reads
+				(tr2:enable and tr2:batch): built with another version of
+				tr2; never attached */
 	int sites;           /* trace2 probe sites in it */
 	int payload_all;     /* the payload is attached for every process */
 	int enable_all;      /* tr2:enable is raised in every process (tr2_attach_enable_all) */
@@ -63,7 +66,7 @@ void tr2_attach_set_nop5(struct tr2_attach *a, int nop5);
  * any traced process, stops nothing, and reads the probes of each one not
  * looked at before (by /proc/PID/map_files: the file the process maps).
  * Then calls fn(ctx, o, pid) for each object with a runtime, or with trace2
- * probes of an older trace2.h (o->old), that pid maps, looked at before or
+ * probes but no runtime of this version (o->old), that pid maps, looked at before or
  * not.  A nonzero return of fn stops the walk and is returned.  Returns 0,
  * or -1 with a one-line reason in err (the process is gone, an object's
  * probes cannot be read).
@@ -109,5 +112,14 @@ int tr2_attach_sites(const struct tr2_attach *a);
  * is allowed.  The kernel lowers every semaphore tr2-bpf raised. */
 void tr2_attach_free(struct tr2_attach *a);
 
+
+/*
+ * The eBPF program prog (tr2.bpf.c's on_tick) on a cpu-clock perf event of
+ * every CPU that is online, firing every period_ns of the CPU's time: the
+ * links go into links[] (max of them).  Returns how many, or -1 with err
+ * set (nothing left attached).
+ */
+int tr2_attach_ticks(struct bpf_program *prog, uint64_t period_ns, struct bpf_link **links, int max,
+		     char *err, size_t errlen);
 
 #endif

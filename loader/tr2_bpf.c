@@ -38,7 +38,7 @@
 #include "tr2_tgt.h"
 #include "tr2_tracer.h"
 
-#define DEFAULT_RING_BYTES (4u << 20)
+#define DEFAULT_RING_BYTES (16u << 20)
 /* The eBPF side wakes the consumer only when the ring buffer is a quarter
  * full (bpf/tr2.bpf.c, wakeup_bytes); otherwise records wait for this poll
  * timer: the latency of live output. */
@@ -340,56 +340,54 @@ static void attach_and_continue(struct tracer *tr, pid_t pid, int held, uint64_t
 	}
 	if (!held)
 		return;
-	let_go(tr, pid);
+	/* taken before SIGCONT: the process may make its first call at once */
 	now = tr2_mono_ns();
+	let_go(tr, pid);
 	tr2_session_resumed(tr->session, pid, stopped_ns, now);
 	tr->stops++;
 	tr->stop_wait_ns += start > stopped_ns ? start - stopped_ns : 0;
 	tr->stop_attach_ns += now - start;
 }
 
-static void forget_losses(struct tracer *tr, __u32 pid);
+static void forget_losses(struct tracer *tr, __u32 pid, uint64_t ts_ns);
 
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct tracer *tr = ctx;
+	struct tr2_rec h;
 	const char *why;
 
-	if (tr2_decode(data, size, tr->sites, &tr->dec, &why)) {
-		const struct tr2_rec *h = data;
-
+	if (tr2_decode_rec(data, size, &h, &why)) {
 		tr->decode_errors++;
 		if (verbose)
 			fprintf(stderr, "tr2-bpf: dropped a record: %s\n", why);
 		/* A process that stopped itself for us must not stay stopped. */
-		if (size >= sizeof(*h) && (h->kind == TR2_REC_EXECVE || h->kind == TR2_REC_NEW_OBJECT))
-			let_go(tr, (pid_t)h->pid);
+		memcpy(&h, data, size < sizeof(h) ? size : sizeof(h));
+		if (size >= sizeof(h) && (h.kind == TR2_REC_EXECVE || h.kind == TR2_REC_NEW_OBJECT))
+			let_go(tr, (pid_t)h.pid);
 		return 0;
 	}
-	/* The last of its events are in: mark its losses while its session is there. */
-	if (tr->dec.hdr.kind == TR2_REC_PROC_GONE)
-		forget_losses(tr, tr->dec.hdr.pid);
-	if (summary)
-		tr2_summary_record(summary, &tr->dec);
-	tr2_session_record(tr->session, &tr->dec);
-	switch (tr->dec.hdr.kind) {
+	/* The last of its calls are in: mark its losses while its session is there. */
+	if (h.kind == TR2_REC_PROC_GONE)
+		forget_losses(tr, h.pid, h.ts_ns);
+	tr2_session_record(tr->session, &h, data, size);
+	switch (h.kind) {
 	case TR2_REC_FORK:
-		tr2_tracer_add_proc(tr, tr->dec.hdr.pid);
+		tr2_tracer_add_proc(tr, h.pid);
 		if (tr->attach && tr->mode->forked)
-			tr->mode->forked(tr, tr->dec.hdr.pid, tr->dec.hdr.ts_ns);
+			tr->mode->forked(tr, h.pid, h.ts_ns);
 		break;
 	case TR2_REC_PROC_GONE:
 		for (int i = 0; i < tr->nprocs; i++)
-			if (tr->procs[i] == (pid_t)tr->dec.hdr.pid)
+			if (tr->procs[i] == (pid_t)h.pid)
 				tr->procs[i] = tr->procs[--tr->nprocs];
 		break;
 	case TR2_REC_EXECVE:
 	case TR2_REC_NEW_OBJECT:
 		/* An object not known yet: the process waits (num[0]), or went on
 		 * because tr2-bpf could not serve it then (attached late). */
-		if (tr->dec.hdr.num[0] || tr->dec.hdr.num[1] || tr->dec.hdr.num[2])
-			attach_and_continue(tr, tr->dec.hdr.pid, tr->dec.hdr.num[0], tr->dec.hdr.ts_ns,
-					    tr->dec.hdr.num[1], tr->dec.hdr.num[2]);
+		if (h.num[0] || h.num[1] || h.num[2])
+			attach_and_continue(tr, h.pid, h.num[0], h.ts_ns, h.num[1], h.num[2]);
 		break;
 	}
 	return 0;
@@ -413,9 +411,9 @@ static uint64_t lost_in_bpf(struct tr2_bpf *skel)
 	return sum;
 }
 
-/* Process pid has lost `total` events so far: marks those not marked yet.
- * Returns its index in tr->losses. */
-static int mark_loss(struct tracer *tr, __u32 pid, __u64 total)
+/* Process pid has lost `total` events so far: marks those not marked yet,
+ * at ts_ns.  Returns its index in tr->losses. */
+static int mark_loss(struct tracer *tr, __u32 pid, __u64 total, uint64_t ts_ns)
 {
 	int i;
 
@@ -428,7 +426,7 @@ static int mark_loss(struct tracer *tr, __u32 pid, __u64 total)
 		tr->nlosses++;
 	}
 	if (total > tr->losses[i].reported) {
-		tr2_session_lost(tr->session, pid, total - tr->losses[i].reported, tr2_mono_ns());
+		tr2_session_lost(tr->session, pid, total - tr->losses[i].reported, ts_ns);
 		tr->losses[i].reported = total;
 	}
 	return i;
@@ -450,20 +448,21 @@ static void mark_losses(struct tracer *tr)
 		key = next;
 		prev = &key;
 		if (!bpf_map_lookup_elem(fd, &key, &total))
-			mark_loss(tr, key, total);
+			mark_loss(tr, key, total, tr2_mono_ns());
 	}
 }
 
-/* Process pid exited: marks its last losses, then forgets its count, so
- * that neither side keeps anything of the processes that have gone. */
-static void forget_losses(struct tracer *tr, __u32 pid)
+/* Process pid exited at ts_ns: marks its last losses just before, then
+ * forgets its count, so that neither side keeps anything of the processes
+ * that have gone. */
+static void forget_losses(struct tracer *tr, __u32 pid, uint64_t ts_ns)
 {
 	int fd = bpf_map__fd(tr->skel->maps.lost_by_pid), i;
 	__u64 total;
 
 	if (bpf_map_lookup_elem(fd, &pid, &total))
 		return;
-	i = mark_loss(tr, pid, total);
+	i = mark_loss(tr, pid, total, ts_ns - 1);
 	tr->losses[i] = tr->losses[--tr->nlosses];
 	bpf_map_delete_elem(fd, &pid);
 }
@@ -549,8 +548,8 @@ static void parse_summary_opt(struct summary_opts *o, int opt, const char *arg)
 		if (!list)
 			abort();
 		for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-			if (strlen(name) > TR2_CAT_FILTER_MAX - 2)
-				tr2_fail("bad --category '%s': names are at most %d bytes", name, TR2_CAT_FILTER_MAX - 2);
+			if (strlen(name) > 62)
+				tr2_fail("bad --category '%s': names are at most %d bytes", name, 62);
 			if (o->ncats == 64)
 				tr2_fail("bad --category: at most 64 categories");
 			o->cats[o->ncats++] = name;
@@ -561,22 +560,13 @@ static void parse_summary_opt(struct summary_opts *o, int opt, const char *arg)
 	}
 }
 
-/* After the load: the category filter's names into its map; the summary's
- * state (NULL without --summary). */
-static struct tr2_summary *setup_summary(struct tr2_bpf *skel, struct summary_opts *o,
-					 const struct timespec *real, const struct timespec *mono)
+/* The summary's state (NULL without --summary). */
+static struct tr2_summary *setup_summary(struct summary_opts *o, const struct timespec *real,
+					 const struct timespec *mono)
 {
 	char err[512];
 	struct tr2_summary *s;
-	uint8_t one = 1;
 
-	for (int i = 0; i < o->ncats; i++) {
-		char key[TR2_CAT_FILTER_MAX] = { 0 };
-
-		strcpy(key, o->cats[i]);
-		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cat_filter), key, &one, BPF_ANY))
-			tr2_fail("failed to set the category filter: %s", strerror(errno));
-	}
 	if (!o->on)
 		return NULL;
 	if (o->json_set) {
@@ -584,7 +574,7 @@ static struct tr2_summary *setup_summary(struct tr2_bpf *skel, struct summary_op
 		if (!o->json)
 			tr2_fail("%s", err);
 	}
-	s = tr2_summary_new(bpf_map__fd(skel->maps.aggs), bpf_map__fd(skel->maps.agg_lost), o->hist,
+	s = tr2_summary_new(-1, -1, o->hist,
 			    !o->json_set || o->json_dest, o->json,
 			    (int64_t)(real->tv_sec - mono->tv_sec) * 1000000000 + (real->tv_nsec - mono->tv_nsec),
 			    tr2_mono_ns());
@@ -891,16 +881,7 @@ int main(int argc, char **argv)
 	tr.skel->rodata->known_per_process = tr.mode->known_per_process;
 	tr.skel->rodata->tracer_tgid = getpid();
 	tr.skel->rodata->wakeup_bytes = opts.ring_bytes / 4;
-	/* The fill level is checked every N records per CPU; N small (64-byte)
-	 * records are 1/64 of the ring at most, so the consumer is still woken
-	 * in time: N = 64 for the default 4 MiB, 1 for a 4 KiB ring (sizes are
-	 * powers of 2, checked by parse_size). */
-	tr.skel->rodata->wakeup_check_every = opts.ring_bytes / 4096 < 64 ? opts.ring_bytes / 4096 : 64;
 	bpf_map__set_max_entries(tr.skel->maps.events, opts.ring_bytes);
-	tr.skel->rodata->summary = opts.sum.on;
-	tr.skel->rodata->stream = opts.nformats > 0;
-	tr.skel->rodata->cat_filtered = opts.sum.ncats > 0;
-	bpf_map__set_max_entries(tr.skel->maps.aggs, opts.sum.keys);
 	if (!tr.mode->follow)
 		bpf_program__set_autoload(tr.skel->progs.on_fork, false);
 	multi = tr2_attach_prepare(tr.skel->obj);
@@ -919,9 +900,10 @@ int main(int argc, char **argv)
 	tr2_sid_host(host, sizeof(host));
 	tr.session = tr2_session_new(target_ptrs, opts.nformats,
 				     (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + (real.tv_nsec - mono.tv_nsec),
-				     host);
-	tr.sites = tr2_sites_new();
-	summary = setup_summary(tr.skel, &opts.sum, &real, &mono);
+				     host, (uint64_t)mono.tv_sec * 1000000000 + (uint64_t)mono.tv_nsec);
+	if (opts.sum.ncats)
+		tr2_session_set_categories(tr.session, opts.sum.cats, opts.sum.ncats);
+	summary = setup_summary(&opts.sum, &real, &mono);
 	tr.attach = tr2_attach_new(tr.skel->obj, multi);
 	tr2_attach_set_nop5(tr.attach, opts.probe_nop);
 	tr2_attach_set_known_per_process(tr.attach, tr.mode->known_per_process);
@@ -943,7 +925,12 @@ int main(int argc, char **argv)
 	 * at the end of its start and is held at its exec as ever. */
 	tr.skel->bss->starting = !tr.mode->follow;
 	if (tr2_bpf__attach(tr.skel))
-		tr2_fail("failed to attach the fork, exec, exit and page fault tracepoints: %s", strerror(errno));
+		tr2_fail("failed to attach the fork, exec, exit, switch and page fault tracepoints: %s",
+			 strerror(errno));
+	tr.nticks = tr2_attach_ticks(tr.skel->progs.on_tick, TR2_TICK_NS, tr.ticks,
+				     (int)(sizeof(tr.ticks) / sizeof(tr.ticks[0])), err, sizeof(err));
+	if (tr.nticks < 0)
+		tr2_fail("%s", err);
 	tr.mode->start(&tr);
 	tr.skel->bss->starting = 0;
 	started_ns = tr2_mono_ns();
@@ -961,7 +948,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		mark_losses(&tr);
-		tr2_session_flush(tr.session);
+		tr2_session_flush(tr.session, tr2_mono_ns() - TR2_SESSION_DELAY_NS);
 		if (summary)
 			tr2_summary_poll(summary, tr2_mono_ns());
 		if (exiting || (opts.nformats && !tr2_session_writing(tr.session)))
@@ -978,15 +965,22 @@ int main(int argc, char **argv)
 	pthread_join(watchdog_thread, NULL);
 	close(watchdog_stop[0]);
 	close(watchdog_stop[1]);
-	/* Detach first, so that no process can stop itself any more, then
-	 * drain: the last records may ask for a SIGCONT. */
+	/* Detach first, so that no process can stop itself or send a batch
+	 * any more; the threads still running hand over what their buffers
+	 * hold at their next switch or tick: wait for that, then drain: the
+	 * last records may ask for a SIGCONT. */
 	probed = tr2_attach_objects(tr.attach) > 0;
 	tr2_attach_free(tr.attach);
 	tr.attach = NULL;
+	if (!tr.mode->done(&tr))
+		for (uint64_t until = tr2_mono_ns() + TR2_TICK_NS + 10000000; tr2_mono_ns() < until;)
+			tr2_ring_poll(rb, 5);
+	for (int i = 0; i < tr.nticks; i++)
+		bpf_link__destroy(tr.ticks[i]);
 	tr2_bpf__detach(tr.skel);
 	tr2_ring_consume(rb);
 	mark_losses(&tr);
-	tr2_session_flush(tr.session);
+	tr2_session_flush(tr.session, UINT64_MAX);
 	/* the views' ends (chrome's ']', folded's stacks), before the summary
 	 * line, which stays the last on stderr even for a DEST of 2 */
 	for (int i = 0; i < opts.nformats; i++) {
@@ -1002,16 +996,14 @@ int main(int argc, char **argv)
 		status = tr.cmd_status;
 
 	if (verbose) {
-		unsigned long kept_procs, kept_threads;
+		unsigned long kept_procs, kept_threads, waiting;
 		struct rusage ru;
 
 		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr, "tr2-bpf: %llu records named their call site's literal strings by number\n",
-			tr2_sites_refs(tr.sites));
 		fprintf(stderr, "tr2-bpf: held processes stopped %llu times to attach to new objects: "
 			"%.3f ms waiting for tr2-bpf, %.3f ms attaching\n", (unsigned long long)tr.stops,
 			tr.stop_wait_ns / 1e6, tr.stop_attach_ns / 1e6);
-		tr2_session_kept(tr.session, &kept_procs, &kept_threads);
+		tr2_session_kept(tr.session, &kept_procs, &kept_threads, &waiting);
 		fprintf(stderr, "tr2-bpf: kept at the end: %lu processes, %lu threads; BPF maps: "
 			"%u traced processes, %u processes with losses, %u known objects\n",
 			kept_procs, kept_threads, map_entries(tr.skel->maps.traced),
@@ -1035,7 +1027,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
 		(unsigned long long)(tr2_session_events(tr.session) +
 				     (summary && !opts.nformats ? tr2_summary_events(summary) : 0)),
-		(unsigned long long)(lost_in_bpf(tr.skel) + tr.decode_errors +
+		(unsigned long long)(lost_in_bpf(tr.skel) + tr.decode_errors + tr2_session_lost_calls(tr.session) +
 				     (summary && !opts.nformats ? tr2_summary_lost(summary) : 0)));
 
 	tr.mode->finish(&tr);
@@ -1043,7 +1035,6 @@ int main(int argc, char **argv)
 	tr2_ring_free(rb);
 	tr2_bpf__destroy(tr.skel);
 	tr2_session_free(tr.session);
-	tr2_sites_free(tr.sites);
 	tr2_summary_free(summary);
 	if (opts.sum.json)
 		tr2_dst_close(opts.sum.json);

@@ -1,61 +1,51 @@
-/* tr2_decode.h: checks one ring-buffer record (bpf/tr2_record.h) and turns
- * its strings into NUL-terminated C strings, putting back the interned
- * strings that the record left out.  Never trusts the bytes: any record that
- * does not parse is rejected with a reason, and counted as lost by the
- * caller. */
+/* tr2_decode.h: checks the ring-buffer records (bpf/tr2_record.h) and turns
+ * the calls of a batch into struct tr2_call (formatter/tr2_call.h), the
+ * model's input.  Never trusts the bytes: they come from a traced process's
+ * memory, which the process may have written anything into; whatever does
+ * not parse is rejected with a reason, and its calls are counted as lost by
+ * the caller. */
 #ifndef TR2_DECODE_H
 #define TR2_DECODE_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include "tr2_call.h"
 #include "tr2_record.h"
 
-#define TR2_DEC_MAX_STR (8 + TR2_ARGV_MAX)
-
-/* Times (ns) at or above this are refused: record times, and start times
- * that the session then ignores. */
+/* Times (ns) at or above this are refused. */
 #define TR2_TS_MAX (1ull << 62)
 
-/* Appended to a string that the eBPF side cut at TR2_STR_MAX - 1 bytes. */
+/* Appended to a string that the runtime cut (TR2_STR_TRUNC). */
 #define TR2_TRUNC_MARK "...(truncated)"
-/* Stands for a string pointer the kernel could not read (bad address). */
-#define TR2_FAULT_MARK "(unreadable)"
-
-struct tr2_decoded {
-	struct tr2_rec hdr;                 /* copied out, so aligned */
-	unsigned nstr;
-	const char *str[TR2_DEC_MAX_STR];   /* NULL where the program passed NULL */
-	const char *vec[TR2_ARGV_MAX + 1];  /* the kind's vector, NULL-terminated */
-	unsigned nmetrics;                  /* TR2_REC_METRICS: the sums, copied out */
-	struct tr2_metric metrics[TR2_THREAD_METRICS];
-	char arena[TR2_REC_MAX * 2];        /* backing store of str[] */
-};
-
-/* The interned strings of one stream of records: per (thread, call site),
- * the literal strings of the site's first record from that thread
- * (bpf/tr2_record.h). */
-struct tr2_sites;
-
-/* An empty table.  Aborts on allocation failure. */
-struct tr2_sites *tr2_sites_new(void);
-
-/* Frees the table; NULL is allowed. */
-void tr2_sites_free(struct tr2_sites *sites);
-
-/* Records decoded so far that left their interned strings out (TR2_RECF_REF). */
-unsigned long long tr2_sites_refs(const struct tr2_sites *sites);
 
 /*
- * Decodes `size` bytes at `data`, the next record of the stream whose
- * interned strings `sites` holds, into *out, and updates `sites`: a
- * record that carries a site's strings whole is remembered, one that refers
- * to them gets them back, TR2_REC_THREAD_INFO and TR2_REC_THREAD_GONE make
- * the thread's copies go.  Returns 0, or -1 with *why set to a static
- * one-line reason ("record shorter than its header", ...); a rejected
- * record leaves `sites` as it was.  Strings that a kind expects but that
- * were cut off (TR2_RECF_CUT) decode as TR2_TRUNC_MARK.  out->str[] may
- * point into `sites`: valid until the next call.
+ * Checks that the `size` bytes at `data` are one whole record of a known
+ * kind whose header agrees with its size, and copies the header into *hdr.
+ * Returns 0, or -1 with *why set to a static one-line reason.  A batch's
+ * calls are not looked at here (tr2_batch_next does).
  */
-int tr2_decode(const void *data, size_t size, struct tr2_sites *sites, struct tr2_decoded *out,
-	       const char **why);
+int tr2_decode_rec(const void *data, size_t size, struct tr2_rec *hdr, const char **why);
+
+/* One call of a batch, decoded: its strings NUL-terminated in `arena`. */
+struct tr2_decoded_call {
+	struct tr2_call call;
+	int32_t depth;                       /* the runtime's region depth before it */
+	const char *vec[TR2_ARGV_MAX + 1];   /* call.vec points here */
+	char arena[TR2_TBUF_DATA + 80 * (5 + TR2_ARGV_MAX)];
+};
+
+/*
+ * The next call of a batch: `*off` is its offset in the batch's `len` data
+ * bytes (0 at first); fills *out (pid, tid of the record's header) and
+ * moves *off past it (and past any padding before it).  Returns 1, 0 at the
+ * end of the data, or -1 with *why set when the bytes make no call (the
+ * rest of the batch is then not decodable).
+ */
+int tr2_batch_next(const struct tr2_rec *hdr, const unsigned char *data, size_t len, size_t *off,
+		   struct tr2_decoded_call *out, const char **why);
+
+/* The time of the call at *off or after (padding skipped) into *ts_ns:
+ * returns 1, 0 at the end of the data, -1 when the bytes make no call. */
+int tr2_batch_peek(const unsigned char *data, size_t len, size_t off, uint64_t *ts_ns);
 
 #endif

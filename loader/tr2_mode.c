@@ -23,7 +23,7 @@ struct scan {
 	struct tracer *tr;
 	char err[512];
 	int runtimes;     /* runtimes met */
-	int old;          /* objects with probes of an older trace2.h met */
+	int old;          /* objects with probes but no runtime of this version met */
 };
 
 static void add_traced(struct tracer *tr, pid_t pid)
@@ -50,14 +50,14 @@ static int scan_objects(struct tracer *tr, pid_t pid, int (*fn)(void *ctx, struc
 	return 0;
 }
 
-/* Says once per object that it carries probes of an older trace2.h. */
+/* Says once per object that it carries probes but no runtime this tr2-bpf reads. */
 static void warn_old(struct tr2_object *o)
 {
 	if (o->warned)
 		return;
 	o->warned = 1;
-	fprintf(stderr, "tr2-bpf: %s carries trace2 probes of an older trace2.h, whose probe sites are in "
-		"the program's own code: not traced; rebuild it with this version\n", o->name);
+	fprintf(stderr, "tr2-bpf: %s carries trace2 probes but no tr2 runtime of this version (it was "
+		"built with another tr2): not traced; rebuild it with this version\n", o->name);
 }
 
 /* ---- -p PID: each process's own payload uprobes and enable ---- */
@@ -118,8 +118,8 @@ static void pid_start(struct tracer *tr)
 		if (tr2_attach_scan(tr->attach, pid, pid_object, &sc, err, sizeof(err)))
 			tr2_fail("%s", sc.err[0] ? sc.err : err);
 		if (!sc.runtimes && sc.old)
-			tr2_fail("process %d carries trace2 probes of an older trace2.h only, whose probe sites "
-				 "are in the program's own code: rebuild it with this version", (int)pid);
+			tr2_fail("process %d carries trace2 probes but no tr2 runtime of this version (it was "
+				 "built with another tr2): rebuild it with this version", (int)pid);
 		if (!sc.runtimes)
 			tr2_fail("no trace2 probes in process %d (its executable and shared objects)", (int)pid);
 	}

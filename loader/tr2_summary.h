@@ -16,6 +16,57 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "tr2_decode.h"
+
+/*
+ * Summary mode (tr2-bpf --summary): region durations and integer data
+ * values are aggregated on the eBPF side, per process and per (category,
+ * label or key), in the hash map "aggs"; with no event stream asked for,
+ * region_enter, region_leave and integer `data` send no record at all.
+ *
+ * A key names its strings cheaply: a string that is a literal at the call
+ * site (docs/probes.md, `literals`) by its address, which cannot change in
+ * that program (exec_id tells programs in one pid apart); a string built at
+ * run time by a 64-bit hash of its first TR2_AGG_CAT_MAX - 1 or
+ * TR2_AGG_LABEL_MAX - 1 bytes (read at every hit).  The same strings at
+ * different addresses make different keys: tr2-bpf merges those rows by the
+ * names kept in the value.  The key space is bounded by the map's size
+ * (tr2-bpf sets it): an event whose key cannot be added to a full map is not
+ * aggregated and is counted in "agg_lost" (TR2_AGG_LOST_FULL), as is a region
+ * nested deeper than TR2_REGION_MAX (TR2_AGG_LOST_DEEP).
+ */
+#define TR2_REGION_MAX 32
+#define TR2_AGG_CAT_MAX   64    /* bytes of a category kept, NUL included */
+#define TR2_AGG_LABEL_MAX 128   /* bytes of a label or key kept, NUL included */
+#define TR2_AGG_SLOTS     64    /* log2 histogram slots: slot i counts [2^i, 2^(i+1)) ns, slot 0 [0, 2) */
+
+#define TR2_AGGK_REGION    0x1  /* key flags: a region, or */
+#define TR2_AGGK_DATA      0x2  /* an integer data value */
+#define TR2_AGGK_CAT_LIT   0x10 /* cat is the address of a literal, else a hash of its bytes */
+#define TR2_AGGK_LABEL_LIT 0x20 /* label likewise */
+
+struct tr2_agg_key {
+	__u32 pid;        /* tgid */
+	__u32 flags;      /* TR2_AGGK_* */
+	__u64 exec_id;    /* the task's self_exec_id: changes at exec */
+	__u64 cat;        /* category: address (with its object's key) or hash (flags) */
+	__u64 label;      /* label (regions) or key (data): address (idem) or hash */
+};
+
+struct tr2_agg_val {
+	__u64 count;      /* regions: closed (enter and leave seen); data: values */
+	__s64 sum;        /* regions: total duration, ns; data: sum of the values (wraps) */
+	__s64 min, max;   /* regions: ns; data: values; valid when count > 0 */
+	__s64 last;       /* data: the latest value */
+	__u64 open;       /* regions entered here and not left yet */
+	__u64 before;     /* leaves of regions entered before the attach (no duration) */
+	__u64 hist[TR2_AGG_SLOTS];   /* regions: durations per log2 slot */
+	char cat[TR2_AGG_CAT_MAX];     /* NUL-terminated, cut at TR2_AGG_CAT_MAX - 1 bytes */
+	char label[TR2_AGG_LABEL_MAX]; /* likewise */
+};
+
+/* Indexes of the per-CPU array "agg_lost": events not aggregated. */
+enum { TR2_AGG_LOST_FULL, TR2_AGG_LOST_DEEP, TR2_AGG_LOST__COUNT };
+
 #include "tr2_tgt.h"
 
 struct tr2_dst;
@@ -83,7 +134,7 @@ void tr2_summary_set_per_program(struct tr2_summary *s, int on);
 /* Learns process names from decoded records: cmd_name, else argv[0] of
  * start, else the comm of the thread info; per program, TR2_REC_PROC_GONE
  * also (see tr2_summary_set_per_program). */
-void tr2_summary_record(struct tr2_summary *s, const struct tr2_decoded *d);
+void tr2_summary_record(struct tr2_summary *s, const void *d);
 
 /* Names process pid (as tr2_summary_record does from a cmd_name record). */
 void tr2_summary_set_name(struct tr2_summary *s, uint32_t pid, const char *name);

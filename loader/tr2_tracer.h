@@ -9,6 +9,7 @@
 
 #include "tr2_decode.h"
 
+struct bpf_link;
 struct tr2_attach;
 struct tr2_bpf;
 struct tr2_cmd;
@@ -64,9 +65,9 @@ struct tracer {
 	struct tr2_bpf *skel;
 	struct tr2_attach *attach;
 	struct tr2_session *session;
-	struct tr2_sites *sites;     /* interned strings of the records so far */
-	struct tr2_decoded dec;
-	uint64_t decode_errors;
+	uint64_t decode_errors;      /* records that did not parse */
+	struct bpf_link *ticks[1024];/* the timer ticks' perf events, one per CPU */
+	int nticks;
 	pid_t *procs;                /* live traced processes (-- CMD: the whole tree) */
 	int nprocs, cap;
 	struct {

@@ -525,7 +525,7 @@ int tr2_inproc_init(void)
 		proc.parent_name = xstrdup(proc.parent_name);
 	tr2_sid_host(host, sizeof(host));
 	proc.model = tr2_model_new(&(struct tr2_model_sink){ .emit = model_emit }, host,
-				   (int64_t)(real_ns - mono_ns), 0);
+				   (int64_t)(real_ns - mono_ns));
 	/* Without the key, a thread that ends without trace2_thread_exit()
 	 * takes its sums and its memory with it; without the fork handlers,
 	 * a child could write its parent's batch again: no batches then. */

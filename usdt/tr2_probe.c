@@ -17,6 +17,7 @@
 #include <string.h>
 
 #define TRACE2__RUNTIME 1
+#include "tr2_record.h"
 #include "tr2_runtime.h"
 
 /* The probe notes with <sys/sdt.h>'s own macros, but for three choices made
@@ -43,9 +44,8 @@
 struct trace2_state trace2__state __attribute__((section(".probes")));
 
 /* Assembler symbols for the notes: trace2_<probe>_semaphore is
- * trace2__state.sem[<probe>]; tr2_enable_semaphore and tr2_event_semaphore
- * are the low half of trace2__state.on (a tracer that attaches to tr2:event
- * with its semaphore gets every kind there). Local to this object; never
+ * trace2__state.sem[<probe>]; tr2_enable_semaphore and tr2_batch_semaphore
+ * are the low half of trace2__state.on. Local to this object; never
  * referenced from C. */
 #define DEFINE_SEMAPHORE(probe) \
 	__asm__ __volatile__(".set trace2_" #probe "_semaphore, trace2__state + %c0" \
@@ -54,7 +54,7 @@ static void __attribute__((used)) define_semaphores(void)
 {
 	TRACE2__PROBES(DEFINE_SEMAPHORE)
 	__asm__ __volatile__(".set tr2_enable_semaphore, trace2__state + %c0\n"
-			     ".set tr2_event_semaphore, trace2__state + %c0"
+			     ".set tr2_batch_semaphore, trace2__state + %c0"
 			     : : "i"(offsetof(struct trace2_state, on)));
 }
 
@@ -72,13 +72,13 @@ static uint32_t module_of(uint32_t *slot)
 	return id;   /* another thread numbered it first */
 }
 
-/* A tracer attached to probe p, or to tr2:enable. */
-#define TRACED(p) ((trace2__state.on & 0xffff) | trace2__state.sem[TRACE2__P_##p])
+/* Public probe p's semaphore is raised: bpftrace, perf or libbpf listen. */
+#define PUBLIC(p) (trace2__state.sem[TRACE2__P_##p])
 
-/* The eBPF programs read strings without taking page faults, and a string
- * literal that only a trace2 call refers to may sit on a page this process
- * has not touched yet (after fork or exec, file pages are mapped lazily):
- * read every byte first, while traced. */
+/* The eBPF programs of other tracers read strings without taking page
+ * faults, and a string literal that only a trace2 call refers to may sit on
+ * a page this process has not touched yet (after fork or exec, file pages
+ * are mapped lazily): read every byte first. */
 static void touch(const char *s)
 {
 	if (s)
@@ -91,162 +91,182 @@ static void touch_vec(const char *const *v)
 		touch(*v);
 }
 
+/* Fires public probe `probe` with n arguments: the thread, file and line,
+ * the kind's own (docs/probes.md), and the module number last. */
+#define FIRE(n, probe, ...) \
+	STAP_PROBE##n(trace2, probe, &trace2__tls, file, line, __VA_ARGS__, module_of(module))
+
 /*
- * tr2:event, tr2-bpf's one payload site for every kind: the kernel installs
- * a process's uprobes in each new mapping of the runtime, one by one, so one
- * site instead of one per kind is what a traced exec costs.  Its arguments:
- * the kind (TRACE2__P_*), the module number, then the trace2 probe's own
- * but the last, padded with zeros (bpf/tr2.bpf.c reads them with the trace2
- * probe's numbering, shifted by 2).  Fired while tr2-bpf is attached (the
- * semaphore of tr2:enable), and only then.
+ * tr2:batch, tr2-bpf's one site: the thread's buffer (bpf/tr2_record.h) has
+ * calls for it, and the sid the program made itself (NULL: none).  The
+ * kernel installs a process's uprobes in each new mapping of the runtime,
+ * one by one, so one site for every kind is what a traced exec costs.
  */
-static void __attribute__((noinline)) event_site(long kind, long mod, long tls, long file, long line,
-						 long a0, long a1, long a2, long a3, long a4, long a5)
+static void __attribute__((noinline)) batch_site(struct tr2_tbuf *b, const char *sid)
 {
-	STAP_PROBE11(tr2, event, kind, mod, tls, file, line, a0, a1, a2, a3, a4, a5);
+	STAP_PROBE2(tr2, batch, b, sid);
 }
 
-/* Fires probe `probe` with n arguments: the thread, file and line, the
- * kind's own (docs/probes.md), and the module number last; and tr2:event
- * while tr2-bpf is attached. */
-#define FIRE(n, probe, ...) \
-	do { \
-		uint32_t trace2__mod = module_of(module); \
-		STAP_PROBE##n(trace2, probe, &trace2__tls, file, line, __VA_ARGS__, trace2__mod); \
-		if (trace2__state.on & 0xffff) \
-			EVENT(probe, trace2__mod, __VA_ARGS__, 0, 0, 0, 0, 0, 0); \
-	} while (0)
-#define FIRE0(probe) \
-	do { \
-		uint32_t trace2__mod = module_of(module); \
-		STAP_PROBE4(trace2, probe, &trace2__tls, file, line, trace2__mod); \
-		if (trace2__state.on & 0xffff) \
-			EVENT(probe, trace2__mod, 0, 0, 0, 0, 0, 0); \
-	} while (0)
-/* event_site() with the kind, the thread, file and line, and the first 6
- * of the kind's arguments given (the rest are zeros). */
-#define EVENT(probe, ...) EVENT_(probe, __VA_ARGS__)
-#define EVENT_(probe, mod, a0, a1, a2, a3, a4, a5, ...) \
-	event_site(TRACE2__P_##probe, mod, (long)&trace2__tls, (long)file, line, (long)(a0), (long)(a1), \
-		   (long)(a2), (long)(a3), (long)(a4), (long)(a5))
-
-/* Writes the call of event kind `kind` (its fields by designator) to the
- * in-process targets while one is open. */
-#define INPROC(kind, ...) \
-	do { \
-		if (tr2_inproc_on()) { \
-			struct tr2_call c = { .probe = TRACE2__P_##kind, .file = file, .line = line, \
-					      __VA_ARGS__ }; \
-			tr2_inproc_call(&c); \
-		} \
-	} while (0)
-
-void trace2__version(TRACE2__SITE_ARGS, const char *exe)
+void tr2_batch_trap(struct tr2_tbuf *b)
 {
-	if (TRACED(version)) {
+	batch_site(b, tr2_program_sid[0] ? tr2_program_sid : NULL);
+}
+
+/* Hands call c to tr2-bpf (the thread's buffer) and the in-process targets,
+ * whichever listen. */
+static void dispatch(struct tr2_call *c)
+{
+	uint32_t on = trace2__state.on;
+
+	if (on & 0xffff)
+		tr2_batch_call(c);
+	else
+		tr2_batch_idle();
+	if ((on >> 16) & 0xff)
+		tr2_inproc_call(c);
+}
+
+/* The call of `kind` at the call site (its fields by designator). */
+#define CALL(kind, ...) \
+	struct tr2_call c = { .probe = TRACE2__P_##kind, .file = file, .line = line, __VA_ARGS__ }
+
+void trace2__version_evt(TRACE2__SITE_ARGS, const char *exe, const char *evt)
+{
+	CALL(version, .s = { exe, evt });
+
+	if (PUBLIC(version)) {
 		touch(exe);
 		FIRE(5, version, exe);
 	}
-	INPROC(version, .s = { exe });
+	dispatch(&c);
+}
+
+void trace2__version(TRACE2__SITE_ARGS, const char *exe)
+{
+	trace2__version_evt(module, file, line, exe, NULL);
 }
 
 void trace2__start(TRACE2__SITE_ARGS, const char **argv)
 {
-	if (TRACED(start)) {
+	CALL(start, .vec = argv);
+
+	if (PUBLIC(start)) {
 		touch_vec(argv);
 		FIRE(5, start, argv);
 	}
-	INPROC(start, .vec = argv);
+	dispatch(&c);
 }
 
 void trace2__exit(TRACE2__SITE_ARGS, int code)
 {
-	if (TRACED(exit))
+	CALL(exit, .code = code);
+
+	if (PUBLIC(exit))
 		FIRE(5, exit, code);
-	INPROC(exit, .code = code);
+	dispatch(&c);
+}
+
+void trace2__atexit(TRACE2__SITE_ARGS, int code)
+{
+	CALL(atexit, .code = code);
+
+	if (PUBLIC(atexit))
+		FIRE(5, atexit, code);
+	dispatch(&c);
+}
+
+void trace2__signal(TRACE2__SITE_ARGS, int signo)
+{
+	CALL(signal, .code = signo);
+
+	if (PUBLIC(signal))
+		FIRE(5, signal, signo);
+	dispatch(&c);
 }
 
 void trace2__error(TRACE2__SITE_ARGS, const char *msg, const char *fmt)
 {
-	if (TRACED(error)) {
+	CALL(error, .s = { msg, fmt });
+
+	if (PUBLIC(error)) {
 		touch(msg);
 		touch(fmt);
 		FIRE(6, error, msg, fmt);
 	}
-	INPROC(error, .s = { msg, fmt });
+	dispatch(&c);
 }
 
-void trace2__cmd_path(TRACE2__SITE_ARGS, const char *path)
-{
-	if (TRACED(cmd_path)) {
-		touch(path);
-		FIRE(5, cmd_path, path);
+/* The calls with one string argument. */
+#define STRING_PROBE(probe) \
+	void trace2__##probe(TRACE2__SITE_ARGS, const char *arg) \
+	{ \
+		CALL(probe, .s = { arg }); \
+ \
+		if (PUBLIC(probe)) { \
+			touch(arg); \
+			FIRE(5, probe, arg); \
+		} \
+		dispatch(&c); \
 	}
-	INPROC(cmd_path, .s = { path });
-}
+STRING_PROBE(cmd_path)
+STRING_PROBE(cmd_name)
+STRING_PROBE(cmd_mode)
+STRING_PROBE(printf)
 
 void trace2__cmd_ancestry(TRACE2__SITE_ARGS, const char **names)
 {
-	if (TRACED(cmd_ancestry)) {
+	CALL(cmd_ancestry, .vec = names);
+
+	if (PUBLIC(cmd_ancestry)) {
 		touch_vec(names);
 		FIRE(5, cmd_ancestry, names);
 	}
-	INPROC(cmd_ancestry, .vec = names);
-}
-
-void trace2__cmd_name(TRACE2__SITE_ARGS, const char *name)
-{
-	if (TRACED(cmd_name)) {
-		touch(name);
-		FIRE(5, cmd_name, name);
-	}
-	INPROC(cmd_name, .s = { name });
-}
-
-void trace2__cmd_mode(TRACE2__SITE_ARGS, const char *mode)
-{
-	if (TRACED(cmd_mode)) {
-		touch(mode);
-		FIRE(5, cmd_mode, mode);
-	}
-	INPROC(cmd_mode, .s = { mode });
+	dispatch(&c);
 }
 
 void trace2__alias(TRACE2__SITE_ARGS, const char *alias, const char **argv)
 {
-	if (TRACED(alias)) {
+	CALL(alias, .s = { alias }, .vec = argv);
+
+	if (PUBLIC(alias)) {
 		touch(alias);
 		touch_vec(argv);
 		FIRE(6, alias, alias, argv);
 	}
-	INPROC(alias, .s = { alias }, .vec = argv);
+	dispatch(&c);
 }
 
 void trace2__def_param(TRACE2__SITE_ARGS, const char *param, const char *value, const char *scope)
 {
-	if (TRACED(def_param)) {
+	CALL(def_param, .s = { param, value, scope });
+
+	if (PUBLIC(def_param)) {
 		touch(param);
 		touch(value);
 		touch(scope);
 		FIRE(7, def_param, param, value, scope);
 	}
-	INPROC(def_param, .s = { param, value, scope });
+	dispatch(&c);
 }
 
 void trace2__def_repo(TRACE2__SITE_ARGS, int repo_id, const char *worktree)
 {
-	if (TRACED(def_repo)) {
+	CALL(def_repo, .repo_id = repo_id, .s = { worktree });
+
+	if (PUBLIC(def_repo)) {
 		touch(worktree);
 		FIRE(6, def_repo, repo_id, worktree);
 	}
-	INPROC(def_repo, .repo_id = repo_id, .s = { worktree });
+	dispatch(&c);
 }
 
 void trace2__child_start(TRACE2__SITE_ARGS, const struct trace2_child *child)
 {
 	const char *class = child->child_class ? child->child_class : "?";
+	CALL(child_start, .id = child->child_id, .use_shell = child->use_shell,
+	     .s = { class, child->hook_name, child->cd }, .vec = child->argv);
 
-	if (TRACED(child_start)) {
+	if (PUBLIC(child_start)) {
 		touch(class);
 		touch(child->hook_name);
 		touch(child->cd);
@@ -254,162 +274,143 @@ void trace2__child_start(TRACE2__SITE_ARGS, const struct trace2_child *child)
 		FIRE(10, child_start, child->child_id, class, child->hook_name, child->cd,
 		     child->argv, child->use_shell);
 	}
-	INPROC(child_start, .id = child->child_id,
-	       .s = { class, child->hook_name, child->cd }, .vec = child->argv,
-	       .use_shell = child->use_shell);
+	dispatch(&c);
 }
 
 void trace2__child_exit(TRACE2__SITE_ARGS, const struct trace2_child *child, int code)
 {
-	if (TRACED(child_exit))
+	CALL(child_exit, .id = child->child_id, .pid_arg = child->pid, .code = code);
+
+	if (PUBLIC(child_exit))
 		FIRE(7, child_exit, child->child_id, child->pid, code);
-	INPROC(child_exit, .id = child->child_id, .pid_arg = child->pid, .code = code);
+	dispatch(&c);
 }
 
 void trace2__child_ready(TRACE2__SITE_ARGS, const struct trace2_child *child, const char *ready)
 {
-	if (TRACED(child_ready)) {
+	CALL(child_ready, .id = child->child_id, .pid_arg = child->pid, .s = { ready });
+
+	if (PUBLIC(child_ready)) {
 		touch(ready);
 		FIRE(7, child_ready, child->child_id, child->pid, ready);
 	}
-	INPROC(child_ready, .id = child->child_id, .pid_arg = child->pid, .s = { ready });
+	dispatch(&c);
 }
 
 void trace2__exec(TRACE2__SITE_ARGS, int exec_id, const char *exe, const char **argv)
 {
-	if (TRACED(exec)) {
+	CALL(exec, .id = exec_id, .s = { exe }, .vec = argv);
+
+	if (PUBLIC(exec)) {
 		touch(exe);
 		touch_vec(argv);
 		FIRE(7, exec, exec_id, exe, argv);
 	}
-	INPROC(exec, .id = exec_id, .s = { exe }, .vec = argv);
+	dispatch(&c);
 }
 
 void trace2__exec_result(TRACE2__SITE_ARGS, int exec_id, int code)
 {
-	if (TRACED(exec_result))
+	CALL(exec_result, .id = exec_id, .code = code);
+
+	if (PUBLIC(exec_result))
 		FIRE(6, exec_result, exec_id, code);
-	INPROC(exec_result, .id = exec_id, .code = code);
+	dispatch(&c);
 }
 
 void trace2__thread_started(TRACE2__SITE_ARGS)
 {
-	if (TRACED(thread_start))
+	CALL(thread_start, .id = trace2__tls.thread_id, .s = { trace2__tls.base_name });
+
+	if (PUBLIC(thread_start))
 		FIRE(6, thread_start, trace2__tls.thread_id, trace2__tls.base_name);
-	INPROC(thread_start, .id = trace2__tls.thread_id,
-	       .s = { trace2__tls.base_name });
+	dispatch(&c);
 }
 
 void trace2__thread_exit(TRACE2__SITE_ARGS)
 {
-	if (TRACED(thread_exit))
-		FIRE0(thread_exit);
-	INPROC(thread_exit);
+	CALL(thread_exit);
+
+	if (PUBLIC(thread_exit))
+		STAP_PROBE4(trace2, thread_exit, &trace2__tls, file, line, module_of(module));
+	dispatch(&c);
 }
 
-void trace2__region_enter(TRACE2__SITE_ARGS, int repo_id, const char *category, const char *label,
-			  const char *msg, int literals)
-{
-	if (TRACED(region_enter)) {
-		touch(category);
-		touch(label);
-		touch(msg);
-		FIRE(9, region_enter, repo_id, category, label, msg, literals);
+/* region_enter and region_leave. */
+#define REGION_PROBE(probe) \
+	void trace2__##probe(TRACE2__SITE_ARGS, int repo_id, const char *category, \
+			     const char *label, const char *msg, int literals) \
+	{ \
+		CALL(probe, .repo_id = repo_id, .s = { category, label, msg }); \
+ \
+		if (PUBLIC(probe)) { \
+			touch(category); \
+			touch(label); \
+			touch(msg); \
+			FIRE(9, probe, repo_id, category, label, msg, literals); \
+		} \
+		dispatch(&c); \
 	}
-	INPROC(region_enter, .repo_id = repo_id, .s = { category, label, msg });
-}
-
-void trace2__region_leave(TRACE2__SITE_ARGS, int repo_id, const char *category, const char *label,
-			  const char *msg, int literals)
-{
-	if (TRACED(region_leave)) {
-		touch(category);
-		touch(label);
-		touch(msg);
-		FIRE(9, region_leave, repo_id, category, label, msg, literals);
-	}
-	INPROC(region_leave, .repo_id = repo_id, .s = { category, label, msg });
-}
+REGION_PROBE(region_enter)
+REGION_PROBE(region_leave)
 
 void trace2__data(TRACE2__SITE_ARGS, int repo_id, const char *category, const char *key,
 		  const char *string_value, intmax_t int_value, int literals)
 {
-	if (TRACED(data)) {
+	CALL(data, .repo_id = repo_id, .s = { category, key, string_value }, .value = int_value);
+
+	if (PUBLIC(data)) {
 		touch(category);
 		touch(key);
 		touch(string_value);
 		FIRE(10, data, repo_id, category, key, string_value, int_value, literals);
 	}
-	INPROC(data, .repo_id = repo_id, .s = { category, key, string_value },
-	       .value = int_value);
+	dispatch(&c);
 }
 
 void trace2__data_json(TRACE2__SITE_ARGS, int repo_id, const char *category, const char *key,
 		       const char *json, int literals)
 {
-	if (TRACED(data_json)) {
+	CALL(data_json, .repo_id = repo_id, .s = { category, key, json });
+
+	if (PUBLIC(data_json)) {
 		touch(category);
 		touch(key);
 		touch(json);
 		FIRE(9, data_json, repo_id, category, key, json, literals);
 	}
-	INPROC(data_json, .repo_id = repo_id, .s = { category, key, json });
-}
-
-void trace2__printf(TRACE2__SITE_ARGS, const char *msg)
-{
-	if (TRACED(printf)) {
-		touch(msg);
-		FIRE(5, printf, msg);
-	}
-	INPROC(printf, .s = { msg });
+	dispatch(&c);
 }
 
 /* timer_start and timer_stop: the definition's address and fields. */
 #define TIMER_PROBE(probe) \
 	void trace2__##probe(TRACE2__SITE_ARGS, const struct trace2_timer *timer) \
 	{ \
-		if (TRACED(probe)) { \
+		CALL(probe, .metric = (uintptr_t)timer, .per_thread = timer->per_thread, \
+		     .s = { timer->category, timer->name }); \
+ \
+		if (PUBLIC(probe)) { \
 			touch(timer->category); \
 			touch(timer->name); \
 			FIRE(8, probe, timer, timer->category, timer->name, timer->per_thread); \
 		} \
-		INPROC(probe, .metric = (uintptr_t)timer, .per_thread = timer->per_thread, \
-		       .s = { timer->category, timer->name }); \
+		dispatch(&c); \
 	}
 TIMER_PROBE(timer_start)
 TIMER_PROBE(timer_stop)
 
 void trace2__counter_add(TRACE2__SITE_ARGS, const struct trace2_counter *counter, intmax_t value)
 {
-	if (TRACED(counter_add)) {
+	CALL(counter_add, .metric = (uintptr_t)counter, .per_thread = counter->per_thread,
+	     .s = { counter->category, counter->name }, .value = value);
+
+	if (PUBLIC(counter_add)) {
 		touch(counter->category);
 		touch(counter->name);
 		FIRE(9, counter_add, counter, counter->category, counter->name, counter->per_thread,
 		     value);
 	}
-	INPROC(counter_add, .metric = (uintptr_t)counter, .per_thread = counter->per_thread,
-	       .s = { counter->category, counter->name }, .value = value);
-}
-
-/* atexit and signal are fired by the runtime's own handlers (tr2_process.c),
- * whose call sites they report. */
-void tr2_emit_atexit(const char *file, int line, int code)
-{
-	uint32_t *module = &trace2__module;
-
-	if (TRACED(atexit))
-		FIRE(5, atexit, code);
-	INPROC(atexit, .code = code);
-}
-
-void tr2_emit_signal(const char *file, int line, int signo)
-{
-	uint32_t *module = &trace2__module;
-
-	if (TRACED(signal))
-		FIRE(5, signal, signo);
-	INPROC(signal, .code = signo);
+	dispatch(&c);
 }
 
 /*
@@ -430,6 +431,7 @@ static void __attribute__((noinline)) enable_site(void)
 
 static void forked(void)
 {
+	tr2_batch_forked();
 	if (trace2__state.on & 0xffff)
 		enable_site();
 }

@@ -26,7 +26,7 @@ int trace2__set_exit_code(int exit_code)
 static void emit_atexit(void)
 {
 	if (TRACE2__ON(atexit))
-		tr2_emit_atexit(__FILE__, __LINE__, __atomic_load_n(&stored_exit_code, __ATOMIC_RELAXED));
+		trace2__atexit(TRACE2__SITE, __atomic_load_n(&stored_exit_code, __ATOMIC_RELAXED));
 }
 
 static void on_fatal_signal(int signo, siginfo_t *info, void *context)
@@ -35,7 +35,7 @@ static void on_fatal_signal(int signo, siginfo_t *info, void *context)
 	int saved_errno = errno;
 
 	if (TRACE2__ON(signal))
-		tr2_emit_signal(__FILE__, __LINE__, signo);
+		trace2__signal(TRACE2__SITE, signo);
 
 	if (previous->sa_handler == SIG_DFL) {
 		/* Die of the signal as if we had never been here: the signal

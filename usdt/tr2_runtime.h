@@ -23,9 +23,26 @@ void tr2_inproc_call(struct tr2_call *c);
  * GIT_TRACE2_PARENT_SID, and tr2_inproc_on() becomes true. */
 int tr2_inproc_init(void);
 
-/* The "atexit" and "signal" events, for tr2_process.c's handlers at file
- * and line: fire the probe and write to the in-process targets. */
-void tr2_emit_atexit(const char *file, int line, int code);
-void tr2_emit_signal(const char *file, int line, int signo);
+/* ---- tr2_batch.c: the calls tr2-bpf reads (bpf/tr2_record.h) ---- */
+
+struct tr2_tbuf;
+
+/* Appends call c to the calling thread's buffer, made at its first call
+ * while tr2-bpf listens; sends the batch (tr2_batch_trap) when the buffer is
+ * full, at the thread's first call and when its last batch is TR2_TRAP_NS
+ * old.  Async-signal-safe but for the thread's first call, which may make
+ * the buffer. */
+void tr2_batch_call(const struct tr2_call *c);
+/* tr2-bpf does not listen: the calling thread's buffer, if it has one,
+ * goes back to the runtime's free list. */
+void tr2_batch_idle(void);
+/* In a child just forked: the buffer it inherited is its own, with nothing
+ * in it (its parent sends what was there). */
+void tr2_batch_forked(void);
+/* Fires tr2:batch for buffer b (tr2_probe.c). */
+void tr2_batch_trap(struct tr2_tbuf *b);
+/* The session id the program made itself (trace2__set_sid, or the
+ * in-process targets'), NUL-terminated, "" when none. */
+extern char tr2_program_sid[];
 
 #endif

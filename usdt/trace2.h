@@ -195,8 +195,20 @@ TRACE2__API const char *trace2__format(const char **fmt_out, const char *fmt, ..
  * Strings may be NULL where the probe table says so; vectors are
  * NULL-terminated. `literals`: see TRACE2__LITERALS. */
 TRACE2__API void trace2__version(TRACE2__SITE_ARGS, const char *exe);
+/* As trace2__version, with the EVENT format version the program writes
+ * itself ("3" for git 2.39; NULL: "4"), for a program with its own Trace2
+ * targets (git built with USE_TR2, docs/git.md). */
+TRACE2__API void trace2__version_evt(TRACE2__SITE_ARGS, const char *exe, const char *evt);
 TRACE2__API void trace2__start(TRACE2__SITE_ARGS, const char **argv);
 TRACE2__API void trace2__exit(TRACE2__SITE_ARGS, int code);
+/* The "atexit" and "signal" events, which trace2_initialize()'s handlers
+ * emit; for a program with handlers of its own (git) that does not call it. */
+TRACE2__API void trace2__atexit(TRACE2__SITE_ARGS, int code);
+TRACE2__API void trace2__signal(TRACE2__SITE_ARGS, int signo);
+/* The session id the program made itself (git's tr2_sid_get()), which
+ * tr2-bpf then writes for the process instead of one of its own; the first
+ * 1023 bytes are kept.  Call it before the first event. */
+TRACE2__API void trace2__set_sid(const char *sid);
 TRACE2__API void trace2__error(TRACE2__SITE_ARGS, const char *msg, const char *fmt);
 TRACE2__API void trace2__cmd_path(TRACE2__SITE_ARGS, const char *path);
 TRACE2__API void trace2__cmd_ancestry(TRACE2__SITE_ARGS, const char **names);

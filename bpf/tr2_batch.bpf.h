@@ -1,0 +1,251 @@
+/* tr2_batch.bpf.h: the record path.  A traced thread's calls wait in its
+ * buffer (struct tr2_tbuf, bpf/tr2_record.h) in its process's memory; the
+ * programs in tr2.bpf.c call drain() on the thread itself (current): at its
+ * batch (tr2:batch, where the buffer is met and the thread announced), when
+ * it is switched out, at a timer tick while it runs, at exec and at exit.
+ * drain() copies the buffer's new bytes into the ring buffer as one
+ * TR2_REC_BATCH record, straight from user memory (no per-CPU scratch, so a
+ * preempted program shares nothing).  Included by tr2.bpf.c after its maps. */
+
+/* Per thread, made at its first batch in a traced process. */
+struct thread_state {
+	__u64 buf;        /* its buffer's address; 0: none met yet */
+	__u64 tail;       /* the buffer's pos copied so far */
+	__u64 dropped;    /* the buffer's `dropped` counted so far */
+	__u32 draining;   /* a drain of it runs (another one, nested in it, waits for none) */
+	__u8 announced;   /* TR2_REC_THREAD_INFO sent */
+	__u8 ignored;     /* the filters (--comm, --uid, --cgroup) leave its process out */
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct thread_state);
+} threads SEC(".maps");
+
+/* The part of a buffer the eBPF side reads (struct tr2_tbuf's first bytes). */
+struct tbuf_hdr {
+	__u32 magic, owner;
+	__u64 pos, trap_pos, dropped, tls, pad;
+};
+_Static_assert(sizeof(struct tbuf_hdr) == TR2_TBUF_HDR, "the buffer header tr2_record.h gives");
+
+struct trace2_tls {
+	__s32 thread_id;
+	char base_name[32];
+};
+
+/* Counts `count` events of process pid as lost. */
+static __always_inline void count_lost(__u32 pid, __u64 count)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&lost, &zero);
+
+	if (!count)
+		return;
+	if (n)
+		*n += count;
+	n = bpf_map_lookup_elem(&lost_by_pid, &pid);
+	if (!n && bpf_map_update_elem(&lost_by_pid, &pid, &count, BPF_NOEXIST) == 0)
+		return;
+	/* Another CPU inserted it first: add to its entry. */
+	if (!n)
+		n = bpf_map_lookup_elem(&lost_by_pid, &pid);
+	if (n)
+		__sync_fetch_and_add(n, count);
+}
+
+/* How a record is committed: wake tr2-bpf now (a process waits stopped for
+ * it, or the ring buffer is a quarter full), else it reads on its timer. */
+static __always_inline __u64 wake_flags(int wake)
+{
+	return wake || bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP :
+										       BPF_RB_NO_WAKEUP;
+}
+
+/* Sends one of the tracer's own records (no strings); -1 when the ring
+ * buffer is full (not counted: no event is lost). */
+static __always_inline int send_rec(__u8 kind, __u32 pid, __u32 tid, __s64 n0, __s64 n1, __s64 n2, int wake)
+{
+	struct tr2_rec *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+
+	if (!r)
+		return -1;
+	__builtin_memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
+	r->kind = kind;
+	r->pid = pid;
+	r->tid = tid;
+	r->ts_ns = bpf_ktime_get_ns();
+	r->num[0] = n0;
+	r->num[1] = n1;
+	r->num[2] = n2;
+	bpf_ringbuf_submit(r, wake_flags(wake));
+	return 0;
+}
+
+/* Whether the calling process is one --comm, --uid and --cgroup let
+ * through (all of them, when none is given). */
+static __always_inline int wanted(void)
+{
+	char comm[16] = {};
+
+	if (narrow_uid && (__u32)bpf_get_current_uid_gid() != uid)
+		return 0;
+	if (narrow_comm) {
+		bpf_probe_read_kernel_str(comm, sizeof(comm), bpf_get_current_task_btf()->group_leader->comm);
+		if (!bpf_map_lookup_elem(&comms, comm))
+			return 0;
+	}
+	if (narrow_cgroup && bpf_current_task_under_cgroup(&cgroups, 0) != 1)
+		return 0;
+	return 1;
+}
+
+/* The state of the calling thread (task, of process pid), made at its first
+ * batch; NULL when it is not traced. */
+static __always_inline struct thread_state *thread_of(struct task_struct *task, __u32 pid)
+{
+	struct thread_state *ts = bpf_task_storage_get(&threads, task, 0, 0);
+	__u8 one = 1;
+
+	if (ts)
+		return ts->ignored ? 0 : ts;
+	/* Follow mode: only threads of traced processes get a state, so that
+	 * having one says "traced" without a look-up in `traced` each time; a
+	 * process the filters leave out gets one that says so. */
+	if (follow && !bpf_map_lookup_elem(&traced, &pid))
+		return 0;
+	ts = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ts)
+		return 0;
+	ts->ignored = !wanted();
+	if (trace_all && !ts->ignored)
+		bpf_map_update_elem(&traced, &pid, &one, BPF_NOEXIST);
+	return ts->ignored ? 0 : ts;
+}
+
+/* TR2_REC_THREAD_INFO for the calling thread (tr2_record.h), before its
+ * first batch: its name from its struct trace2_tls, its process's parent
+ * and start, and sid, the sid its program made itself (NULL: none). */
+static __always_inline void announce(struct thread_state *ts, struct task_struct *task, __u32 pid,
+				     __u32 tid, const struct tbuf_hdr *h, const char *sid)
+{
+	struct tr2_rec_thread_info *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+
+	if (!r)
+		return;
+	__builtin_memset(&r->hdr, 0, sizeof(r->hdr));
+	r->hdr.size = sizeof(*r);
+	r->hdr.kind = TR2_REC_THREAD_INFO;
+	r->hdr.pid = pid;
+	r->hdr.tid = tid;
+	r->hdr.ts_ns = bpf_ktime_get_ns();
+	r->hdr.num[0] = BPF_CORE_READ(task, real_parent, tgid);
+	r->hdr.num[1] = BPF_CORE_READ(task, group_leader, start_time);
+	r->hdr.num[2] = BPF_CORE_READ(task, start_time);
+	if (bpf_probe_read_user(&r->hdr.thread_id, sizeof(r->hdr.thread_id),
+				&((struct trace2_tls *)h->tls)->thread_id))
+		r->hdr.thread_id = 0;
+	if (bpf_probe_read_user_str(r->base_name, sizeof(r->base_name),
+				    ((struct trace2_tls *)h->tls)->base_name) <= 0)
+		r->base_name[0] = 0;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	if (!sid || bpf_probe_read_user_str(r->sid, sizeof(r->sid), sid) <= 0)
+		r->sid[0] = 0;
+	bpf_ringbuf_submit(r, wake_flags(0));
+	ts->announced = 1;
+}
+
+/* Copies what thread ts (tid, of process pid) wrote into its buffer at addr
+ * since the last copy (header h, read now) into one TR2_REC_BATCH record;
+ * what cannot be copied counts as lost. */
+static __always_inline void copy_batch(struct thread_state *ts, __u32 pid, __u32 tid, __u64 addr,
+				       const struct tbuf_hdr *h)
+{
+	__u64 since = h->pos - ts->tail, lost = h->dropped - ts->dropped;
+	__u32 bytes = TR2_POS_BYTES(since), calls = TR2_POS_EVENTS(since) & 0xffffff;
+	__u32 off = TR2_POS_BYTES(ts->tail) & (TR2_TBUF_DATA - 1), first;
+	__u64 data = addr + __builtin_offsetof(struct tr2_tbuf, data);
+	struct tr2_rec r = {};
+	struct bpf_dynptr d;
+
+	ts->tail = h->pos;
+	ts->dropped = h->dropped;
+	if (bytes > TR2_TBUF_DATA) {     /* no buffer of ours: a broken or hostile one */
+		count_lost(pid, calls + lost);
+		return;
+	}
+	if (!bytes && !lost)
+		return;
+	r.size = sizeof(r) + bytes;
+	r.kind = TR2_REC_BATCH;
+	r.pid = pid;
+	r.tid = tid;
+	r.ts_ns = bpf_ktime_get_ns();
+	r.num[0] = calls;
+	r.num[1] = lost;
+	first = TR2_TBUF_DATA - off < bytes ? TR2_TBUF_DATA - off : bytes;
+	if (bpf_ringbuf_reserve_dynptr(&events, sizeof(r) + bytes, 0, &d) ||
+	    bpf_dynptr_write(&d, 0, &r, sizeof(r), 0) ||
+	    bpf_probe_read_user_dynptr(&d, sizeof(r), first, (void *)(data + off)) ||
+	    (bytes > first && bpf_probe_read_user_dynptr(&d, sizeof(r) + first, bytes - first, (void *)data))) {
+		bpf_ringbuf_discard_dynptr(&d, 0);
+		count_lost(pid, calls + lost);
+		return;
+	}
+	bpf_ringbuf_submit_dynptr(&d, wake_flags(0));
+	count_lost(pid, lost);   /* the runtime's: lost before this batch, marked by tr2-bpf */
+}
+
+/*
+ * Copies the new calls of the calling thread (task, tid of process pid,
+ * state ts).  At its batch, addr is its buffer and sid the sid its program
+ * made (or NULL), and the thread is announced if it was not; elsewhere
+ * addr is 0: the buffer met at its last batch.  A buffer that is not the
+ * thread's (magic, owner: it ended, and another thread took its memory) is
+ * forgotten.
+ */
+static __always_inline void drain(struct thread_state *ts, struct task_struct *task, __u32 pid, __u32 tid,
+				  __u64 addr, const char *sid)
+{
+	int at_batch = addr != 0;
+
+	struct tbuf_hdr h;
+
+	if (__sync_lock_test_and_set(&ts->draining, 1))
+		return;
+	if (!addr)
+		addr = ts->buf;
+	if (!addr || bpf_probe_read_user(&h, sizeof(h), (void *)addr) || h.magic != TR2_TBUF_MAGIC ||
+	    h.owner != tid) {
+		if (addr == ts->buf)
+			ts->buf = 0;
+		goto out;
+	}
+	if (addr != ts->buf) {
+		/* met at this batch: the calls since the batch before it are new
+		 * to this tracer (tr2-bpf drops those older than its start) */
+		ts->buf = addr;
+		ts->tail = h.trap_pos;
+		ts->dropped = h.dropped;
+	}
+	if (!ts->announced && at_batch)
+		announce(ts, task, pid, tid, &h, sid);
+	copy_batch(ts, pid, tid, addr, &h);
+out:
+	ts->draining = 0;
+}
+
+/* The calling thread's calls, from a program that is not its batch. */
+static __always_inline void drain_current(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct thread_state *ts = bpf_task_storage_get(&threads, task, 0, 0);
+	__u64 id;
+
+	if (!ts || !ts->buf)
+		return;
+	id = bpf_get_current_pid_tgid();
+	drain(ts, task, id >> 32, (__u32)id, 0, 0);
+}

@@ -1,0 +1,296 @@
+/*
+ * tr2_batch.c: the calls tr2-bpf reads.  While tr2-bpf listens, each call
+ * is appended to its thread's buffer (struct tr2_tbuf, bpf/tr2_record.h,
+ * where the layout and the protocol are written down) and the thread enters
+ * the kernel only to send a batch (tr2:batch): at its first call, when the
+ * buffer is full, and when its last batch is TR2_TRAP_NS old.  The eBPF
+ * side also copies the buffer when the thread is switched out, at timer
+ * ticks, at exec and at exit.
+ *
+ * A signal handler may call trace2 while its thread is inside an append: its
+ * call is appended after the interrupted one's, unless it lands while that
+ * one moves the write position or the buffer is full, where it is counted
+ * in `dropped` (tr2-bpf reports it as lost).  Nothing here waits for a lock
+ * or allocates but a thread's first call, which takes a buffer from the
+ * free list (or maps one); buffers go back to it when their threads end.
+ */
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tr2_record.h"
+#include "tr2_runtime.h"
+
+char tr2_program_sid[TR2_SID_MAX];
+
+void trace2__set_sid(const char *sid)
+{
+	size_t n = sid ? strnlen(sid, TR2_SID_MAX - 1) : 0;
+
+	if (n)
+		memcpy(tr2_program_sid, sid, n);
+	tr2_program_sid[n] = '\0';
+}
+
+/* The calling thread's buffer; NULL until its first call while tr2-bpf
+ * listens.  A pointer: libtr2's static TLS must stay small (tr2_format.c). */
+static __thread struct tr2_tbuf *self __attribute__((tls_model("initial-exec")));
+
+/* Buffers of threads that have ended, for the next ones: what a process
+ * keeps is bounded by the threads alive at once, not by those that came
+ * and went.  Only tried (trylock): a thread that finds it busy maps or
+ * unmaps its own; a child forked while another thread held it finds it
+ * busy for good. */
+static struct {
+	pthread_mutex_t lock;
+	struct tr2_tbuf *free;
+	pthread_key_t key;            /* its destructor: the thread ends */
+	int have_key;
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void release(struct tr2_tbuf *b)
+{
+	/* calls since the last batch: copied now, as the buffer is no longer
+	 * the thread's when it exits (the eBPF side checks the owner) */
+	if (b->pos != b->trap_pos)
+		tr2_batch_trap(b);
+	self = NULL;
+	b->owner = 0;
+	if (!pthread_mutex_trylock(&pool.lock)) {
+		b->next = pool.free;
+		pool.free = b;
+		pthread_mutex_unlock(&pool.lock);
+	} else {
+		munmap(b, sizeof(*b));
+	}
+}
+
+static void thread_end(void *b)
+{
+	release(b);
+}
+
+static void make_key(void)
+{
+	pool.have_key = !pthread_key_create(&pool.key, thread_end);
+}
+
+/* The calling thread's buffer, taken from the free list or mapped, empty;
+ * NULL when no memory can be had. */
+static struct tr2_tbuf *acquire(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct tr2_tbuf *b = NULL;
+
+	pthread_once(&once, make_key);
+	if (!pthread_mutex_trylock(&pool.lock)) {
+		if ((b = pool.free))
+			pool.free = b->next;
+		pthread_mutex_unlock(&pool.lock);
+	}
+	if (!b) {
+		b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (b == MAP_FAILED)
+			return NULL;
+		b->magic = TR2_TBUF_MAGIC;
+	}
+	b->owner = (uint32_t)gettid();
+	b->tls = (uintptr_t)&trace2__tls;
+	b->trap_pos = b->pos = b->wpos;
+	b->last_trap_ns = 0;
+	b->depth = 0;
+	b->nest = b->reserving = 0;
+	self = b;
+	if (pool.have_key)
+		pthread_setspecific(pool.key, b);
+	return b;
+}
+
+void tr2_batch_idle(void)
+{
+	struct tr2_tbuf *b = self;
+
+	if (!b)
+		return;
+	if (pool.have_key)
+		pthread_setspecific(pool.key, NULL);
+	release(b);
+}
+
+void tr2_batch_forked(void)
+{
+	struct tr2_tbuf *b = self;
+
+	if (!b)
+		return;
+	b->owner = (uint32_t)gettid();
+	b->trap_pos = b->pos = b->wpos;
+	b->last_trap_ns = 0;
+	b->nest = b->reserving = 0;
+}
+
+/* Sends the batch: every tracer's eBPF program copies what it has not yet;
+ * a tracer that meets this buffer now starts at the last batch. */
+static void trap(struct tr2_tbuf *b, uint64_t now)
+{
+	uint64_t pos = b->pos;
+
+	tr2_batch_trap(b);
+	b->trap_pos = pos;
+	b->last_trap_ns = now;
+}
+
+/* Room for more bytes until the next batch. */
+static uint32_t room(const struct tr2_tbuf *b)
+{
+	return TR2_TBUF_DATA - (uint32_t)TR2_POS_BYTES(b->wpos - b->trap_pos);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A call's strings: the file, s[0..nstr), the vector. */
+#define MAX_STRINGS (1 + 4 + TR2_ARGV_MAX)
+
+struct encoding {
+	uint8_t nums, nnum, nstr, nvec, flags;
+	int64_t num[8];
+	uint32_t size;
+	int n;
+	const char *str[MAX_STRINGS];
+	uint16_t word[MAX_STRINGS];   /* length words */
+};
+
+/* Measures call c: its numbers, strings (cut to fit a buffer) and size. */
+static void measure(const struct tr2_call *c, struct encoding *e)
+{
+	const int64_t v[8] = { c->repo_id, c->id, c->code, c->pid_arg, c->use_shell, c->per_thread,
+			       c->value, (int64_t)c->metric };
+	uint32_t budget;
+
+	e->nums = e->nnum = e->flags = e->nvec = 0;
+	for (int i = 0; i < 8; i++)
+		if (v[i]) {
+			e->nums |= 1 << i;
+			e->num[e->nnum++] = v[i];
+		}
+	for (e->nstr = 4; e->nstr && !c->s[e->nstr - 1]; e->nstr--)
+		;
+	e->n = 0;
+	e->str[e->n++] = c->file;
+	for (int i = 0; i < e->nstr; i++)
+		e->str[e->n++] = c->s[i];
+	for (const char *const *v2 = c->vec; v2 && *v2; v2++) {
+		if (e->nvec == TR2_ARGV_MAX) {
+			e->flags |= TR2_WIRE_CUT;
+			break;
+		}
+		e->str[e->n++] = *v2;
+		e->nvec++;
+	}
+	e->size = sizeof(struct tr2_wire) + 8 * e->nnum + 2 * e->n;
+	budget = TR2_TBUF_DATA - 8 - e->size;
+	for (int i = 0; i < e->n; i++) {
+		uint32_t len;
+
+		if (!e->str[i]) {
+			e->word[i] = TR2_STR_NULL;
+			continue;
+		}
+		/* 4095 bytes or more: cut, as a 4095-byte message is the
+		 * formatted one cut at TRACE2_MSG_MAX - 1 */
+		len = strnlen(e->str[i], TR2_STR_MAX);
+		e->word[i] = 0;
+		if (len >= TR2_STR_MAX - 1 || len > budget) {
+			len = len > budget ? budget : TR2_STR_MAX - 1;
+			e->word[i] = TR2_STR_TRUNC;
+		}
+		e->word[i] |= len;
+		budget -= len;
+		e->size += len;
+	}
+	e->size = (e->size + 7) & ~7u;
+}
+
+/* Writes encoding e of call c at p, with the thread's depth before it. */
+static void write_call(char *p, const struct tr2_call *c, const struct encoding *e, int32_t depth,
+		       uint64_t now)
+{
+	struct tr2_wire w = { .size = (uint16_t)e->size, .probe = (uint8_t)c->probe, .nums = e->nums,
+			      .nstr = e->nstr, .nvec = e->nvec, .flags = e->flags, .line = c->line,
+			      .depth = depth, .ts_ns = now };
+
+	memcpy(p, &w, sizeof(w));
+	p += sizeof(w);
+	memcpy(p, e->num, 8 * e->nnum);
+	p += 8 * e->nnum;
+	for (int i = 0; i < e->n; i++) {
+		uint32_t len = e->word[i] == TR2_STR_NULL ? 0 : e->word[i] & ~TR2_STR_TRUNC;
+
+		memcpy(p, &e->word[i], 2);
+		memcpy(p + 2, e->str[i], len);
+		p += 2 + len;
+	}
+}
+
+void tr2_batch_call(const struct tr2_call *c)
+{
+	struct tr2_tbuf *b = self ? self : acquire();
+	uint32_t off, pad;
+	struct encoding e;
+	uint64_t now, start;
+
+	if (!b)
+		return;
+	measure(c, &e);
+	now = now_ns();
+	b->nest++;
+	__asm__ __volatile__("" ::: "memory");
+	if (b->reserving)
+		goto dropped;   /* a handler inside another append's reservation */
+	b->reserving = 1;
+	__asm__ __volatile__("" ::: "memory");
+	start = b->wpos;
+	off = (uint32_t)TR2_POS_BYTES(start) & (TR2_TBUF_DATA - 1);
+	pad = off + e.size > TR2_TBUF_DATA ? TR2_TBUF_DATA - off : 0;
+	if (room(b) < pad + e.size) {
+		if (b->nest > 1) {
+			b->reserving = 0;
+			goto dropped;   /* only the outermost call sends a batch */
+		}
+		trap(b, now);
+	}
+	/* timer and counter calls make no event of their own: not counted */
+	b->wpos = start + pad + e.size + (c->probe < TRACE2__P_timer_start ? TR2_POS_EVENT : 0);
+	__asm__ __volatile__("" ::: "memory");
+	b->reserving = 0;
+	__asm__ __volatile__("" ::: "memory");
+	if (pad) {
+		struct tr2_wire w = { .size = (uint16_t)pad, .probe = TR2_WIRE_PAD };
+
+		memcpy(b->data + off, &w, 4);
+		off = 0;
+	}
+	write_call(b->data + off, c, &e, b->depth, now);
+	if (c->probe == TRACE2__P_region_enter)
+		b->depth++;
+	else if (c->probe == TRACE2__P_region_leave)
+		b->depth--;
+	goto out;
+dropped:
+	b->dropped++;
+out:
+	__asm__ __volatile__("" ::: "memory");
+	if (--b->nest)
+		return;
+	__atomic_store_n(&b->pos, b->wpos, __ATOMIC_RELEASE);
+	if (now - b->last_trap_ns >= TR2_TRAP_NS)
+		trap(b, now);
+}
