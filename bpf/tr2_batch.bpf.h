@@ -163,7 +163,7 @@ static __always_inline void announce(struct thread_state *ts, struct task_struct
 static __always_inline void copy_batch(struct thread_state *ts, __u32 pid, __u32 tid, __u64 addr,
 				       const struct tbuf_hdr *h)
 {
-	__u64 since = h->pos - ts->tail, lost = h->dropped - ts->dropped;
+	__u64 from = ts->tail, since = h->pos - from, lost = h->dropped - ts->dropped;
 	__u32 bytes = TR2_POS_BYTES(since), calls = TR2_POS_EVENTS(since) & 0xffffff;
 	__u32 off = TR2_POS_BYTES(ts->tail) & (TR2_TBUF_DATA - 1), first;
 	__u64 data = addr + __builtin_offsetof(struct tr2_tbuf, data);
@@ -185,6 +185,7 @@ static __always_inline void copy_batch(struct thread_state *ts, __u32 pid, __u32
 	r.ts_ns = bpf_ktime_get_ns();
 	r.num[0] = calls;
 	r.num[1] = lost;
+	r.num[2] = from;
 	first = TR2_TBUF_DATA - off < bytes ? TR2_TBUF_DATA - off : bytes;
 	if (bpf_ringbuf_reserve_dynptr(&events, sizeof(r) + bytes, 0, &d) ||
 	    bpf_dynptr_write(&d, 0, &r, sizeof(r), 0) ||

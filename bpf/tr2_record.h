@@ -24,7 +24,11 @@
 
 /* ---- a traced thread's buffer (runtime memory, read by the eBPF side) ---- */
 
-#define TR2_TBUF_MAGIC 0x62327274u  /* "tr2b" */
+/* A runtime and a tr2-bpf agree on all of this when the runtime's private
+ * probe is named tr2:batch: a change here renames it (tr2:batch2, ...) and
+ * changes the magic, so that tr2-bpf leaves a runtime of another version
+ * alone (docs/probes.md) rather than misread its buffers. */
+#define TR2_TBUF_MAGIC 0x01327274u  /* "tr2" and layout 1 */
 #define TR2_TBUF_DATA  (16u << 10)  /* data bytes of a thread's buffer, a power of 2 */
 /* pos: events << 40 | bytes, each counted since the buffer was made, wrapping;
  * the events are the calls that make one (timer_start, timer_stop and
@@ -32,6 +36,7 @@
 #define TR2_POS_EVENT  (1ull << 40)
 #define TR2_POS_BYTES(pos)  ((pos) & (TR2_POS_EVENT - 1))
 #define TR2_POS_EVENTS(pos) ((pos) >> 40)
+#define TR2_INTERNED   64           /* literal strings a thread names by id at once (a power of 2) */
 /* A thread sends a batch when its last one is this old (ns), so that a
  * tracer that attached meanwhile meets its buffer (docs/probes.md). */
 #define TR2_TRAP_NS    (50ull * 1000 * 1000)
@@ -58,8 +63,16 @@ struct tr2_tbuf {
 	__s32 depth;       /* region enters minus leaves written */
 	__u32 nest;        /* appends in progress on the thread (a signal handler's in another) */
 	__u32 reserving;   /* an append is moving wpos: a handler's append waits for none */
+	__u32 epoch;       /* batches sent: literal strings are defined anew after each */
+	__u32 epoch_start; /* the next call is the first of its epoch (TR2_WIRE_EPOCH) */
 	__u32 pad1;
 	struct tr2_tbuf *next;  /* in the runtime's free list */
+	/* The literal strings defined in this epoch, by id (TR2_STR_REF). */
+	struct {
+		const char *ptr;
+		__u32 module;
+		__u32 epoch;
+	} interned[TR2_INTERNED];
 	char data[TR2_TBUF_DATA];
 };
 #define TR2_TBUF_HDR 48    /* the part the eBPF side reads */
@@ -68,12 +81,22 @@ struct tr2_tbuf {
  * One call in a thread's buffer, 8-byte aligned: this header, then nnum
  * __s64 numbers (the fields of struct tr2_call, formatter/tr2_call.h, whose
  * bit is set in `nums`, in bit order), then the call site's file and nstr
- * more strings (tr2_call's s[0..nstr)), then nvec strings (its vector), each
- * string a __u16 length word and its bytes (no NUL), then padding to 8.  A
- * length word TR2_STR_NULL is a NULL pointer; TR2_STR_TRUNC is set when the
- * string was cut (at TR2_STR_MAX - 1 bytes, or to fit the call in the
- * buffer).  A header with probe TR2_WIRE_PAD is no call: the `size` bytes up
- * to the end of the data area are skipped (a call never wraps around).
+ * more strings (tr2_call's s[0..nstr)), then nvec strings (its vector), then
+ * padding to 8.  A string is a __u16 word:
+ *   TR2_STR_NULL        a NULL pointer;
+ *   TR2_STR_REF | id    the literal string defined as `id` in this epoch;
+ *   TR2_STR_DEF | len   a literal string, defined as the id in the byte that
+ *                       follows, then its len bytes (no NUL);
+ *   [TR2_STR_TRUNC |] len  len bytes, cut (at TR2_STR_MAX - 1 bytes, or to
+ *                       fit the call in the buffer) when TR2_STR_TRUNC is set.
+ * Literal strings (the file; category, label or key where the call site
+ * passes literals, trace2.h's TRACE2__LITERALS; timer and counter names)
+ * are sent once per epoch, named by id after that: an epoch starts at the
+ * call after each batch (TR2_WIRE_EPOCH), which is where a reader that
+ * missed calls can find its footing again.  A signal handler's call inside
+ * another call defines and names none.  A header with probe TR2_WIRE_PAD is
+ * no call: the `size` bytes up to the end of the data area are skipped (a
+ * call never wraps around).
  */
 struct tr2_wire {
 	__u16 size;        /* bytes, header to padding */
@@ -81,14 +104,15 @@ struct tr2_wire {
 	__u8 nums;         /* TR2_WN_* */
 	__u8 nstr;         /* strings after the file: tr2_call s[0..nstr) */
 	__u8 nvec;         /* vector strings after those; TR2_ARGV_MAX at most */
-	__u8 flags;        /* TR2_WIRE_CUT: the vector was longer */
+	__u8 flags;        /* TR2_WIRE_* */
 	__u8 pad;
 	__s32 line;        /* __LINE__ of the call site */
 	__s32 depth;       /* the thread's region enters minus leaves before this call */
 	__u64 ts_ns;       /* CLOCK_MONOTONIC */
 };
 #define TR2_WIRE_PAD   0xff
-#define TR2_WIRE_CUT   0x1
+#define TR2_WIRE_CUT   0x1   /* flags: the vector was longer */
+#define TR2_WIRE_EPOCH 0x2   /* flags: the first call of an epoch (see above) */
 /* The numbers of a call, in this order (struct tr2_call's fields). */
 #define TR2_WN_REPO    0x01  /* repo_id */
 #define TR2_WN_ID      0x02  /* id */
@@ -101,7 +125,10 @@ struct tr2_wire {
 
 #define TR2_STR_MAX   4096u     /* bytes kept of a string, NUL included */
 #define TR2_STR_NULL  0xffffu
+#define TR2_STR_REF   0xc000u   /* and an id < TR2_INTERNED */
 #define TR2_STR_TRUNC 0x8000u
+#define TR2_STR_DEF   0x4000u
+#define TR2_STR_LEN   0x3fffu   /* the length bits */
 #define TR2_ARGV_MAX  64        /* vector entries kept (argv, ancestry); more are cut */
 
 /* ---- ring-buffer records ---- */

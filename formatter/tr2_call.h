@@ -29,6 +29,10 @@ struct tr2_call {
 	const char *const *vec;  /* start, alias, child_start, exec: argv; cmd_ancestry: names */
 	intmax_t value;          /* data: the integer (s[2] NULL); counter_add: the value */
 	uint64_t metric;         /* timer_*, counter_add: the definition's address, its id */
+	/* Where the runtime made the call (tr2-bpf's batch path only): */
+	uint32_t module;         /* the calling object's number (trace2.h, trace2__module) */
+	int literals;            /* bit 1, 2, 3: s[0], s[1], s[2] are string literals of
+				    the call site (trace2.h, TRACE2__LITERALS) */
 };
 
 #endif

@@ -1,5 +1,6 @@
 /* tr2_decode.c: see tr2_decode.h. */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tr2_decode.h"
 
@@ -34,13 +35,24 @@ int tr2_decode_rec(const void *data, size_t size, struct tr2_rec *hdr, const cha
 	return 0;
 }
 
-/* Copies the string whose length word is at *p (within end) into the arena
- * at *a, NUL-terminated, TR2_TRUNC_MARK appended where it was cut; *s gets
- * it, or NULL.  Returns -1 when it runs past end. */
-static int take_str(const unsigned char **p, const unsigned char *end, char **a, const char **s)
+void tr2_literals_clear(struct tr2_literals *l)
+{
+	for (int i = 0; i < TR2_INTERNED; i++) {
+		free(l->str[i]);
+		l->str[i] = NULL;
+	}
+}
+
+/* Reads the string whose word is at *p (within end): *s gets it (in the
+ * arena at *a, NUL-terminated, TR2_TRUNC_MARK appended where it was cut, or
+ * a literal of lits), or NULL.  Returns -1 when it runs past end, -2 when it
+ * names a literal lits does not hold. */
+static int take_str(const unsigned char **p, const unsigned char *end, char **a, struct tr2_literals *lits,
+		    const char **s)
 {
 	uint16_t word;
 	size_t len;
+	int id = -1;
 
 	if (end - *p < 2)
 		return -1;
@@ -50,9 +62,32 @@ static int take_str(const unsigned char **p, const unsigned char *end, char **a,
 		*s = NULL;
 		return 0;
 	}
-	len = word & ~TR2_STR_TRUNC;
+	if ((word & TR2_STR_REF) == TR2_STR_REF) {
+		id = word & ~TR2_STR_REF;
+		if (id >= TR2_INTERNED || !lits->whole || !lits->str[id])
+			return id >= TR2_INTERNED ? -1 : -2;
+		*s = lits->str[id];
+		return 0;
+	}
+	if ((word & TR2_STR_REF) == TR2_STR_DEF) {
+		if (end == *p || (id = **p) >= TR2_INTERNED)
+			return -1;
+		(*p)++;
+	}
+	len = word & TR2_STR_LEN;
 	if ((size_t)(end - *p) < len)
 		return -1;
+	if (id >= 0) {
+		/* the table's own copy: another string of this call may take the id */
+		char *copy = malloc(len + 1);
+
+		if (!copy)
+			abort();
+		memcpy(copy, *p, len);
+		copy[len] = '\0';
+		free(lits->str[id]);
+		lits->str[id] = copy;
+	}
 	memcpy(*a, *p, len);
 	*p += len;
 	*s = *a;
@@ -66,8 +101,9 @@ static int take_str(const unsigned char **p, const unsigned char *end, char **a,
 }
 
 int tr2_batch_next(const struct tr2_rec *hdr, const unsigned char *data, size_t len, size_t *off,
-		   struct tr2_decoded_call *out, const char **why)
+		   struct tr2_literals *lits, struct tr2_decoded_call *out, const char **why)
 {
+	int r = 0, missing = 0;
 	const unsigned char *p, *end;
 	struct tr2_call *c = &out->call;
 	int64_t num[8] = { 0 };
@@ -105,12 +141,22 @@ int tr2_batch_next(const struct tr2_rec *hdr, const unsigned char *data, size_t 
 			memcpy(&num[i], p, 8);
 			p += 8;
 		}
-	for (int i = 0; i < 1 + w.nstr; i++)
-		if (take_str(&p, end, &a, &str[i]))
+	if (w.flags & TR2_WIRE_EPOCH) {
+		tr2_literals_clear(lits);
+		lits->whole = 1;
+	}
+	/* every string read, so that the call's definitions count */
+	for (int i = 0; i < 1 + w.nstr + w.nvec; i++) {
+		r = take_str(&p, end, &a, lits, i <= w.nstr ? &str[i] : &out->vec[i - 1 - w.nstr]);
+		if (r == -1)
 			goto bad;
-	for (int i = 0; i < w.nvec; i++)
-		if (take_str(&p, end, &a, &out->vec[i]))
-			goto bad;
+		missing |= r == -2;
+	}
+	if (missing) {
+		*off += size;
+		*why = "a call that names a literal string of lost calls";
+		return -2;
+	}
 	out->vec[w.nvec] = NULL;
 	memset(c, 0, sizeof(*c));
 	c->probe = w.probe;

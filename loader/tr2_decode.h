@@ -34,15 +34,28 @@ struct tr2_decoded_call {
 	char arena[TR2_TBUF_DATA + 80 * (5 + TR2_ARGV_MAX)];
 };
 
+/* One thread's literal strings, as its calls define them (TR2_STR_DEF) and
+ * name them (TR2_STR_REF) within an epoch (bpf/tr2_record.h). */
+struct tr2_literals {
+	int whole;                  /* every call of the epoch so far was read: ids hold */
+	char *str[TR2_INTERNED];    /* NULL: not defined in this epoch */
+};
+
+/* Forgets every string (an epoch starts, or the thread is gone). */
+void tr2_literals_clear(struct tr2_literals *l);
+
 /*
  * The next call of a batch: `*off` is its offset in the batch's `len` data
- * bytes (0 at first); fills *out (pid, tid of the record's header) and
- * moves *off past it (and past any padding before it).  Returns 1, 0 at the
- * end of the data, or -1 with *why set when the bytes make no call (the
- * rest of the batch is then not decodable).
+ * bytes (0 at first); fills *out (pid, tid of the record's header), with the
+ * thread's literals `lits` (updated by its definitions), and moves *off past
+ * it (and past any padding before it).  Returns 1; 0 at the end of the
+ * data; -2 with *why set for a call that names a literal the stream does not
+ * hold (calls of the thread were lost since its epoch began): that call is
+ * lost, the next ones may be read; -1 with *why set when the bytes make no
+ * call (the rest of the batch is then not decodable).
  */
 int tr2_batch_next(const struct tr2_rec *hdr, const unsigned char *data, size_t len, size_t *off,
-		   struct tr2_decoded_call *out, const char **why);
+		   struct tr2_literals *lits, struct tr2_decoded_call *out, const char **why);
 
 /* The time of the call at *off or after (padding skipped) into *ts_ns:
  * returns 1, 0 at the end of the data, -1 when the bytes make no call. */

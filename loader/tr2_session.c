@@ -2,6 +2,7 @@
  * the time of their next call (a batch) or their own (the tracer's
  * records), ties by arrival; a batch is decoded one call at a time as it
  * comes to the top, and goes back with its next call's time. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,16 @@ struct item {
 	uint64_t from, to;              /* ITEM_RESUMED; ITEM_LOST: count in from */
 };
 
+/* A thread's literal strings, and where its next batch should start. */
+struct thread_lits {
+	uint32_t tid;
+	int has_pos;
+	uint64_t next_pos;
+	struct tr2_literals lits;
+	struct thread_lits *next;
+};
+#define LIT_BUCKETS 1024
+
 /* A thread's TR2_REC_THREAD_INFO, until its batch comes. */
 struct pending_info {
 	struct tr2_rec_thread_info info;
@@ -42,6 +53,7 @@ struct tr2_session {
 	struct item **heap;
 	int nheap, cap;
 	struct pending_info *infos;
+	struct thread_lits *lits[LIT_BUCKETS];
 	char **cats;                   /* --category, or NULL */
 	int ncats;
 	struct tr2_decoded_call dec;
@@ -224,6 +236,32 @@ void tr2_session_lost(struct tr2_session *s, uint32_t pid, uint64_t count, uint6
 
 /* ---- records out ---- */
 
+/* Thread tid's literal strings, made when new. */
+static struct thread_lits *lits_of(struct tr2_session *s, uint32_t tid)
+{
+	struct thread_lits *t;
+
+	for (t = s->lits[tid % LIT_BUCKETS]; t; t = t->next)
+		if (t->tid == tid)
+			return t;
+	t = xcalloc(1, sizeof(*t));
+	t->tid = tid;
+	t->next = s->lits[tid % LIT_BUCKETS];
+	s->lits[tid % LIT_BUCKETS] = t;
+	return t;
+}
+
+static void forget_lits(struct tr2_session *s, uint32_t tid)
+{
+	for (struct thread_lits **pp = &s->lits[tid % LIT_BUCKETS], *t; (t = *pp); pp = &t->next)
+		if (t->tid == tid) {
+			*pp = t->next;
+			tr2_literals_clear(&t->lits);
+			free(t);
+			return;
+		}
+}
+
 /* A thread's announce, to the model (strings cut where they must end). */
 static void announce(struct tr2_session *s, struct tr2_rec_thread_info *r)
 {
@@ -266,15 +304,33 @@ static int batch_step(struct tr2_session *s, struct item *it)
 		free(it->info);
 		it->info = NULL;
 	}
-	if (it->off == 0 && it->hdr.num[1])
-		tr2_model_gap(s->model, it->hdr.pid, it->hdr.tid);   /* calls were lost before it */
-	r = tr2_batch_next(&it->hdr, it->data, it->len, &it->off, &s->dec, &why);
-	if (r < 0) {
+	if (it->off == 0) {
+		struct thread_lits *t = lits_of(s, it->hdr.tid);
+		uint64_t from = (uint64_t)it->hdr.num[2];
+
+		/* calls lost before this batch: region starts unknown; and a
+		 * batch of the thread lost: its literal ids too, until an epoch */
+		if (t->has_pos && TR2_POS_BYTES(from - t->next_pos))
+			t->lits.whole = 0;
+		if ((t->has_pos && TR2_POS_BYTES(from - t->next_pos)) || it->hdr.num[1])
+			tr2_model_gap(s->model, it->hdr.pid, it->hdr.tid);
+		t->has_pos = 1;
+		t->next_pos = from + it->len;
+	}
+	r = tr2_batch_next(&it->hdr, it->data, it->len, &it->off, &lits_of(s, it->hdr.tid)->lits, &s->dec,
+			   &why);
+	if (r == -1) {
 		batch_broken(s, it);
 		return 0;
 	}
 	if (r == 0)
 		return 0;
+	if (r == -2) {   /* one call that cannot be written: lost */
+		s->lost_calls++;
+		it->calls_left--;
+		tr2_model_lost(s->model, it->hdr.pid, 1, it->ts);
+		return tr2_batch_peek(it->data, it->len, it->off, &it->ts) > 0;
+	}
 	if (s->dec.call.probe < TRACE2__P_timer_start)
 		it->calls_left--;
 	if (s->dec.call.ts_ns >= s->since_ns && !filtered(s, &s->dec.call))
@@ -312,6 +368,7 @@ static int step(struct tr2_session *s, struct item *it)
 		break;
 	case TR2_REC_THREAD_GONE:
 		tr2_model_thread_gone(s->model, h->pid, h->tid);
+		forget_lits(s, h->tid);
 		break;
 	case TR2_REC_PROC_GONE:
 		tr2_model_proc_gone(s->model, h->pid);
@@ -375,6 +432,9 @@ void tr2_session_free(struct tr2_session *s)
 		s->infos = p->next;
 		free(p);
 	}
+	for (int i = 0; i < LIT_BUCKETS; i++)
+		while (s->lits[i])
+			forget_lits(s, s->lits[i]->tid);
 	for (int i = 0; i < s->ncats; i++)
 		free(s->cats[i]);
 	free(s->cats);

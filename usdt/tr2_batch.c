@@ -102,6 +102,8 @@ static struct tr2_tbuf *acquire(void)
 	b->last_trap_ns = 0;
 	b->depth = 0;
 	b->nest = b->reserving = 0;
+	b->epoch++;
+	b->epoch_start = 1;
 	self = b;
 	if (pool.have_key)
 		pthread_setspecific(pool.key, b);
@@ -129,6 +131,8 @@ void tr2_batch_forked(void)
 	b->trap_pos = b->pos = b->wpos;
 	b->last_trap_ns = 0;
 	b->nest = b->reserving = 0;
+	b->epoch++;
+	b->epoch_start = 1;
 }
 
 /* Sends the batch: every tracer's eBPF program copies what it has not yet;
@@ -140,6 +144,8 @@ static void trap(struct tr2_tbuf *b, uint64_t now)
 	tr2_batch_trap(b);
 	b->trap_pos = pos;
 	b->last_trap_ns = now;
+	b->epoch++;
+	b->epoch_start = 1;
 }
 
 /* Room for more bytes until the next batch. */
@@ -166,10 +172,35 @@ struct encoding {
 	int n;
 	const char *str[MAX_STRINGS];
 	uint16_t word[MAX_STRINGS];   /* length words */
+	uint8_t id[MAX_STRINGS];      /* TR2_STR_DEF's id */
 };
 
-/* Measures call c: its numbers, strings (cut to fit a buffer) and size. */
-static void measure(const struct tr2_call *c, struct encoding *e)
+/* String i of call c's encoding: the file, then s[0..], then the vector. */
+static int is_literal(const struct tr2_call *c, int i)
+{
+	return i == 0 || (i <= 3 && (c->literals & (1 << i)));
+}
+
+/* Literal s of the calling object: its id in this epoch, defined now (1)
+ * or before (0).  Direct-mapped: another literal in its slot takes it. */
+static int intern(struct tr2_tbuf *b, const char *s, uint32_t module, uint8_t *id)
+{
+	uint64_t h = ((uintptr_t)s ^ (uint64_t)module << 32) * 0x9e3779b97f4a7c15ull;
+	unsigned slot = (unsigned)(h >> 58) & (TR2_INTERNED - 1);
+
+	*id = (uint8_t)slot;
+	if (b->interned[slot].ptr == s && b->interned[slot].module == module &&
+	    b->interned[slot].epoch == b->epoch)
+		return 0;
+	b->interned[slot].ptr = s;
+	b->interned[slot].module = module;
+	b->interned[slot].epoch = b->epoch;
+	return 1;
+}
+
+/* Measures call c for buffer b: its numbers, strings (literals named by id
+ * unless nested in another append; others cut to fit a buffer) and size. */
+static void measure(struct tr2_tbuf *b, const struct tr2_call *c, struct encoding *e)
 {
 	const int64_t v[8] = { c->repo_id, c->id, c->code, c->pid_arg, c->use_shell, c->per_thread,
 			       c->value, (int64_t)c->metric };
@@ -204,6 +235,20 @@ static void measure(const struct tr2_call *c, struct encoding *e)
 			e->word[i] = TR2_STR_NULL;
 			continue;
 		}
+		if (b->nest == 1 && is_literal(c, i)) {
+			if (!intern(b, e->str[i], c->module, &e->id[i])) {
+				e->word[i] = TR2_STR_REF | e->id[i];
+				continue;
+			}
+			len = strnlen(e->str[i], TR2_STR_MAX);
+			if (len < TR2_STR_MAX - 1 && len + 1 <= budget) {
+				e->word[i] = TR2_STR_DEF | len;
+				budget -= len + 1;
+				e->size += len + 1;
+				continue;
+			}
+			b->interned[e->id[i]].ptr = NULL;   /* too long: sent whole each time */
+		}
 		/* 4095 bytes or more: cut, as a 4095-byte message is the
 		 * formatted one cut at TRACE2_MSG_MAX - 1 */
 		len = strnlen(e->str[i], TR2_STR_MAX);
@@ -221,10 +266,10 @@ static void measure(const struct tr2_call *c, struct encoding *e)
 
 /* Writes encoding e of call c at p, with the thread's depth before it. */
 static void write_call(char *p, const struct tr2_call *c, const struct encoding *e, int32_t depth,
-		       uint64_t now)
+		       uint64_t now, uint8_t flags)
 {
 	struct tr2_wire w = { .size = (uint16_t)e->size, .probe = (uint8_t)c->probe, .nums = e->nums,
-			      .nstr = e->nstr, .nvec = e->nvec, .flags = e->flags, .line = c->line,
+			      .nstr = e->nstr, .nvec = e->nvec, .flags = e->flags | flags, .line = c->line,
 			      .depth = depth, .ts_ns = now };
 
 	memcpy(p, &w, sizeof(w));
@@ -232,11 +277,16 @@ static void write_call(char *p, const struct tr2_call *c, const struct encoding 
 	memcpy(p, e->num, 8 * e->nnum);
 	p += 8 * e->nnum;
 	for (int i = 0; i < e->n; i++) {
-		uint32_t len = e->word[i] == TR2_STR_NULL ? 0 : e->word[i] & ~TR2_STR_TRUNC;
+		uint16_t word = e->word[i];
+		uint32_t len = word == TR2_STR_NULL || (word & TR2_STR_REF) == TR2_STR_REF ? 0 :
+			       word & TR2_STR_LEN;
 
-		memcpy(p, &e->word[i], 2);
-		memcpy(p + 2, e->str[i], len);
-		p += 2 + len;
+		memcpy(p, &word, 2);
+		p += 2;
+		if ((word & TR2_STR_REF) == TR2_STR_DEF)
+			*p++ = (char)e->id[i];
+		memcpy(p, e->str[i], len);
+		p += len;
 	}
 }
 
@@ -246,15 +296,16 @@ void tr2_batch_call(const struct tr2_call *c)
 	uint32_t off, pad;
 	struct encoding e;
 	uint64_t now, start;
+	uint8_t flags = 0;
 
 	if (!b)
 		return;
-	measure(c, &e);
 	now = now_ns();
 	b->nest++;
 	__asm__ __volatile__("" ::: "memory");
 	if (b->reserving)
 		goto dropped;   /* a handler inside another append's reservation */
+	measure(b, c, &e);
 	b->reserving = 1;
 	__asm__ __volatile__("" ::: "memory");
 	start = b->wpos;
@@ -266,6 +317,12 @@ void tr2_batch_call(const struct tr2_call *c)
 			goto dropped;   /* only the outermost call sends a batch */
 		}
 		trap(b, now);
+		measure(b, c, &e);   /* a new epoch: its literals defined again */
+		pad = off + e.size > TR2_TBUF_DATA ? TR2_TBUF_DATA - off : 0;
+	}
+	if (b->epoch_start) {
+		flags = TR2_WIRE_EPOCH;
+		b->epoch_start = 0;
 	}
 	/* timer and counter calls make no event of their own: not counted */
 	b->wpos = start + pad + e.size + (c->probe < TRACE2__P_timer_start ? TR2_POS_EVENT : 0);
@@ -278,7 +335,7 @@ void tr2_batch_call(const struct tr2_call *c)
 		memcpy(b->data + off, &w, 4);
 		off = 0;
 	}
-	write_call(b->data + off, c, &e, b->depth, now);
+	write_call(b->data + off, c, &e, b->depth, now, flags);
 	if (c->probe == TRACE2__P_region_enter)
 		b->depth++;
 	else if (c->probe == TRACE2__P_region_leave)

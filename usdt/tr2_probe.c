@@ -94,7 +94,7 @@ static void touch_vec(const char *const *v)
 /* Fires public probe `probe` with n arguments: the thread, file and line,
  * the kind's own (docs/probes.md), and the module number last. */
 #define FIRE(n, probe, ...) \
-	STAP_PROBE##n(trace2, probe, &trace2__tls, file, line, __VA_ARGS__, module_of(module))
+	STAP_PROBE##n(trace2, probe, &trace2__tls, file, line, __VA_ARGS__, c.module)
 
 /*
  * tr2:batch, tr2-bpf's one site: the thread's buffer (bpf/tr2_record.h) has
@@ -128,7 +128,8 @@ static void dispatch(struct tr2_call *c)
 
 /* The call of `kind` at the call site (its fields by designator). */
 #define CALL(kind, ...) \
-	struct tr2_call c = { .probe = TRACE2__P_##kind, .file = file, .line = line, __VA_ARGS__ }
+	struct tr2_call c = { .probe = TRACE2__P_##kind, .file = file, .line = line, \
+			      .module = module_of(module), __VA_ARGS__ }
 
 void trace2__version_evt(TRACE2__SITE_ARGS, const char *exe, const char *evt)
 {
@@ -332,7 +333,7 @@ void trace2__thread_exit(TRACE2__SITE_ARGS)
 	CALL(thread_exit);
 
 	if (PUBLIC(thread_exit))
-		STAP_PROBE4(trace2, thread_exit, &trace2__tls, file, line, module_of(module));
+		STAP_PROBE4(trace2, thread_exit, &trace2__tls, file, line, c.module);
 	dispatch(&c);
 }
 
@@ -341,7 +342,7 @@ void trace2__thread_exit(TRACE2__SITE_ARGS)
 	void trace2__##probe(TRACE2__SITE_ARGS, int repo_id, const char *category, \
 			     const char *label, const char *msg, int literals) \
 	{ \
-		CALL(probe, .repo_id = repo_id, .s = { category, label, msg }); \
+		CALL(probe, .repo_id = repo_id, .s = { category, label, msg }, .literals = literals); \
  \
 		if (PUBLIC(probe)) { \
 			touch(category); \
@@ -357,7 +358,8 @@ REGION_PROBE(region_leave)
 void trace2__data(TRACE2__SITE_ARGS, int repo_id, const char *category, const char *key,
 		  const char *string_value, intmax_t int_value, int literals)
 {
-	CALL(data, .repo_id = repo_id, .s = { category, key, string_value }, .value = int_value);
+	CALL(data, .repo_id = repo_id, .s = { category, key, string_value }, .value = int_value,
+	     .literals = literals);
 
 	if (PUBLIC(data)) {
 		touch(category);
@@ -371,7 +373,7 @@ void trace2__data(TRACE2__SITE_ARGS, int repo_id, const char *category, const ch
 void trace2__data_json(TRACE2__SITE_ARGS, int repo_id, const char *category, const char *key,
 		       const char *json, int literals)
 {
-	CALL(data_json, .repo_id = repo_id, .s = { category, key, json });
+	CALL(data_json, .repo_id = repo_id, .s = { category, key, json }, .literals = literals);
 
 	if (PUBLIC(data_json)) {
 		touch(category);
@@ -387,7 +389,7 @@ void trace2__data_json(TRACE2__SITE_ARGS, int repo_id, const char *category, con
 	void trace2__##probe(TRACE2__SITE_ARGS, const struct trace2_timer *timer) \
 	{ \
 		CALL(probe, .metric = (uintptr_t)timer, .per_thread = timer->per_thread, \
-		     .s = { timer->category, timer->name }); \
+		     .s = { timer->category, timer->name }, .literals = 2 | 4); \
  \
 		if (PUBLIC(probe)) { \
 			touch(timer->category); \
@@ -402,7 +404,7 @@ TIMER_PROBE(timer_stop)
 void trace2__counter_add(TRACE2__SITE_ARGS, const struct trace2_counter *counter, intmax_t value)
 {
 	CALL(counter_add, .metric = (uintptr_t)counter, .per_thread = counter->per_thread,
-	     .s = { counter->category, counter->name }, .value = value);
+	     .s = { counter->category, counter->name }, .value = value, .literals = 2 | 4);
 
 	if (PUBLIC(counter_add)) {
 		touch(counter->category);
