@@ -44,6 +44,18 @@
  * often (ns): how long a call may wait in a running thread's buffer. */
 #define TR2_TICK_NS    (25ull * 1000 * 1000)
 
+/* The literal strings a thread's buffer has defined in the current epoch,
+ * by id (TR2_STR_REF below); the runtime's. */
+struct tr2_interned {
+	__u32 epoch;       /* batches sent: literals are defined anew after each */
+	__u32 pad;
+	struct {
+		const char *ptr;
+		__u32 module;
+		__u32 epoch;
+	} slot[TR2_INTERNED];
+};
+
 struct tr2_tbuf {
 	/* Read by the eBPF side (a 48-byte header it copies in one read). */
 	__u32 magic;       /* TR2_TBUF_MAGIC */
@@ -63,16 +75,9 @@ struct tr2_tbuf {
 	__s32 depth;       /* region enters minus leaves written */
 	__u32 nest;        /* appends in progress on the thread (a signal handler's in another) */
 	__u32 reserving;   /* an append is moving wpos: a handler's append waits for none */
-	__u32 epoch;       /* batches sent: literal strings are defined anew after each */
 	__u32 epoch_start; /* the next call is the first of its epoch (TR2_WIRE_EPOCH) */
-	__u32 pad1;
 	struct tr2_tbuf *next;  /* in the runtime's free list */
-	/* The literal strings defined in this epoch, by id (TR2_STR_REF). */
-	struct {
-		const char *ptr;
-		__u32 module;
-		__u32 epoch;
-	} interned[TR2_INTERNED];
+	struct tr2_interned literals;   /* the literal strings defined in this epoch */
 	char data[TR2_TBUF_DATA];
 };
 #define TR2_TBUF_HDR 48    /* the part the eBPF side reads */

@@ -43,10 +43,11 @@ void tr2_literals_clear(struct tr2_literals *l)
 	}
 }
 
-/* Reads the string whose word is at *p (within end): *s gets it (in the
- * arena at *a, NUL-terminated, TR2_TRUNC_MARK appended where it was cut, or
- * a literal of lits), or NULL.  Returns -1 when it runs past end, -2 when it
- * names a literal lits does not hold. */
+/* Reads the string whose word is at *p (within end): *s gets it, in the
+ * arena at *a, NUL-terminated, TR2_TRUNC_MARK appended where it was cut (a
+ * copy of a literal too: another string of the call may take its id), or
+ * NULL.  Returns -1 when it runs past end, -2 when it names a literal lits
+ * does not hold. */
 static int take_str(const unsigned char **p, const unsigned char *end, char **a, struct tr2_literals *lits,
 		    const char **s)
 {
@@ -66,7 +67,10 @@ static int take_str(const unsigned char **p, const unsigned char *end, char **a,
 		id = word & ~TR2_STR_REF;
 		if (id >= TR2_INTERNED || !lits->whole || !lits->str[id])
 			return id >= TR2_INTERNED ? -1 : -2;
-		*s = lits->str[id];
+		len = strlen(lits->str[id]);
+		memcpy(*a, lits->str[id], len + 1);
+		*s = *a;
+		*a += len + 1;
 		return 0;
 	}
 	if ((word & TR2_STR_REF) == TR2_STR_DEF) {
@@ -78,7 +82,6 @@ static int take_str(const unsigned char **p, const unsigned char *end, char **a,
 	if ((size_t)(end - *p) < len)
 		return -1;
 	if (id >= 0) {
-		/* the table's own copy: another string of this call may take the id */
 		char *copy = malloc(len + 1);
 
 		if (!copy)

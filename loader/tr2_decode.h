@@ -31,7 +31,7 @@ struct tr2_decoded_call {
 	struct tr2_call call;
 	int32_t depth;                       /* the runtime's region depth before it */
 	const char *vec[TR2_ARGV_MAX + 1];   /* call.vec points here */
-	char arena[TR2_TBUF_DATA + 80 * (5 + TR2_ARGV_MAX)];
+	char arena[2 * TR2_TBUF_DATA + 16 * (5 + TR2_ARGV_MAX)];   /* the call, its literals, marks */
 };
 
 /* One thread's literal strings, as its calls define them (TR2_STR_DEF) and

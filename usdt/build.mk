@@ -5,7 +5,7 @@ TR2_VERSION := 0.1.0
 TR2_SONAME  := libtr2.so.0
 TR2_SOFILE  := libtr2.so.$(TR2_VERSION)
 
-USDT_SRCS := usdt/tr2_batch.c usdt/tr2_format.c usdt/tr2_ids.c usdt/tr2_inproc.c usdt/tr2_probe.c usdt/tr2_process.c usdt/tr2_tls.c \
+USDT_SRCS := usdt/tr2_batch.c usdt/tr2_wire.c usdt/tr2_format.c usdt/tr2_ids.c usdt/tr2_inproc.c usdt/tr2_probe.c usdt/tr2_process.c usdt/tr2_tls.c \
 	     usdt/tr2_json_check.c usdt/tr2_sysenv.c
 USDT_OBJS := $(USDT_SRCS:usdt/%.c=$(BUILD)/usdt/%.o)
 

@@ -22,6 +22,7 @@
 
 #include "tr2_record.h"
 #include "tr2_runtime.h"
+#include "tr2_wire.h"
 
 char tr2_program_sid[TR2_SID_MAX];
 
@@ -102,7 +103,7 @@ static struct tr2_tbuf *acquire(void)
 	b->last_trap_ns = 0;
 	b->depth = 0;
 	b->nest = b->reserving = 0;
-	b->epoch++;
+	b->literals.epoch++;
 	b->epoch_start = 1;
 	self = b;
 	if (pool.have_key)
@@ -131,7 +132,7 @@ void tr2_batch_forked(void)
 	b->trap_pos = b->pos = b->wpos;
 	b->last_trap_ns = 0;
 	b->nest = b->reserving = 0;
-	b->epoch++;
+	b->literals.epoch++;
 	b->epoch_start = 1;
 }
 
@@ -144,7 +145,7 @@ static void trap(struct tr2_tbuf *b, uint64_t now)
 	tr2_batch_trap(b);
 	b->trap_pos = pos;
 	b->last_trap_ns = now;
-	b->epoch++;
+	b->literals.epoch++;
 	b->epoch_start = 1;
 }
 
@@ -162,139 +163,11 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* A call's strings: the file, s[0..nstr), the vector. */
-#define MAX_STRINGS (1 + 4 + TR2_ARGV_MAX)
-
-struct encoding {
-	uint8_t nums, nnum, nstr, nvec, flags;
-	int64_t num[8];
-	uint32_t size;
-	int n;
-	const char *str[MAX_STRINGS];
-	uint16_t word[MAX_STRINGS];   /* length words */
-	uint8_t id[MAX_STRINGS];      /* TR2_STR_DEF's id */
-};
-
-/* String i of call c's encoding: the file, then s[0..], then the vector. */
-static int is_literal(const struct tr2_call *c, int i)
-{
-	return i == 0 || (i <= 3 && (c->literals & (1 << i)));
-}
-
-/* Literal s of the calling object: its id in this epoch, defined now (1)
- * or before (0).  Direct-mapped: another literal in its slot takes it. */
-static int intern(struct tr2_tbuf *b, const char *s, uint32_t module, uint8_t *id)
-{
-	uint64_t h = ((uintptr_t)s ^ (uint64_t)module << 32) * 0x9e3779b97f4a7c15ull;
-	unsigned slot = (unsigned)(h >> 58) & (TR2_INTERNED - 1);
-
-	*id = (uint8_t)slot;
-	if (b->interned[slot].ptr == s && b->interned[slot].module == module &&
-	    b->interned[slot].epoch == b->epoch)
-		return 0;
-	b->interned[slot].ptr = s;
-	b->interned[slot].module = module;
-	b->interned[slot].epoch = b->epoch;
-	return 1;
-}
-
-/* Measures call c for buffer b: its numbers, strings (literals named by id
- * unless nested in another append; others cut to fit a buffer) and size. */
-static void measure(struct tr2_tbuf *b, const struct tr2_call *c, struct encoding *e)
-{
-	const int64_t v[8] = { c->repo_id, c->id, c->code, c->pid_arg, c->use_shell, c->per_thread,
-			       c->value, (int64_t)c->metric };
-	uint32_t budget;
-
-	e->nums = e->nnum = e->flags = e->nvec = 0;
-	for (int i = 0; i < 8; i++)
-		if (v[i]) {
-			e->nums |= 1 << i;
-			e->num[e->nnum++] = v[i];
-		}
-	for (e->nstr = 4; e->nstr && !c->s[e->nstr - 1]; e->nstr--)
-		;
-	e->n = 0;
-	e->str[e->n++] = c->file;
-	for (int i = 0; i < e->nstr; i++)
-		e->str[e->n++] = c->s[i];
-	for (const char *const *v2 = c->vec; v2 && *v2; v2++) {
-		if (e->nvec == TR2_ARGV_MAX) {
-			e->flags |= TR2_WIRE_CUT;
-			break;
-		}
-		e->str[e->n++] = *v2;
-		e->nvec++;
-	}
-	e->size = sizeof(struct tr2_wire) + 8 * e->nnum + 2 * e->n;
-	budget = TR2_TBUF_DATA - 8 - e->size;
-	for (int i = 0; i < e->n; i++) {
-		uint32_t len;
-
-		if (!e->str[i]) {
-			e->word[i] = TR2_STR_NULL;
-			continue;
-		}
-		if (b->nest == 1 && is_literal(c, i)) {
-			if (!intern(b, e->str[i], c->module, &e->id[i])) {
-				e->word[i] = TR2_STR_REF | e->id[i];
-				continue;
-			}
-			len = strnlen(e->str[i], TR2_STR_MAX);
-			if (len < TR2_STR_MAX - 1 && len + 1 <= budget) {
-				e->word[i] = TR2_STR_DEF | len;
-				budget -= len + 1;
-				e->size += len + 1;
-				continue;
-			}
-			b->interned[e->id[i]].ptr = NULL;   /* too long: sent whole each time */
-		}
-		/* 4095 bytes or more: cut, as a 4095-byte message is the
-		 * formatted one cut at TRACE2_MSG_MAX - 1 */
-		len = strnlen(e->str[i], TR2_STR_MAX);
-		e->word[i] = 0;
-		if (len >= TR2_STR_MAX - 1 || len > budget) {
-			len = len > budget ? budget : TR2_STR_MAX - 1;
-			e->word[i] = TR2_STR_TRUNC;
-		}
-		e->word[i] |= len;
-		budget -= len;
-		e->size += len;
-	}
-	e->size = (e->size + 7) & ~7u;
-}
-
-/* Writes encoding e of call c at p, with the thread's depth before it. */
-static void write_call(char *p, const struct tr2_call *c, const struct encoding *e, int32_t depth,
-		       uint64_t now, uint8_t flags)
-{
-	struct tr2_wire w = { .size = (uint16_t)e->size, .probe = (uint8_t)c->probe, .nums = e->nums,
-			      .nstr = e->nstr, .nvec = e->nvec, .flags = e->flags | flags, .line = c->line,
-			      .depth = depth, .ts_ns = now };
-
-	memcpy(p, &w, sizeof(w));
-	p += sizeof(w);
-	memcpy(p, e->num, 8 * e->nnum);
-	p += 8 * e->nnum;
-	for (int i = 0; i < e->n; i++) {
-		uint16_t word = e->word[i];
-		uint32_t len = word == TR2_STR_NULL || (word & TR2_STR_REF) == TR2_STR_REF ? 0 :
-			       word & TR2_STR_LEN;
-
-		memcpy(p, &word, 2);
-		p += 2;
-		if ((word & TR2_STR_REF) == TR2_STR_DEF)
-			*p++ = (char)e->id[i];
-		memcpy(p, e->str[i], len);
-		p += len;
-	}
-}
-
 void tr2_batch_call(const struct tr2_call *c)
 {
 	struct tr2_tbuf *b = self ? self : acquire();
 	uint32_t off, pad;
-	struct encoding e;
+	struct tr2_wire_enc e;
 	uint64_t now, start;
 	uint8_t flags = 0;
 
@@ -305,7 +178,7 @@ void tr2_batch_call(const struct tr2_call *c)
 	__asm__ __volatile__("" ::: "memory");
 	if (b->reserving)
 		goto dropped;   /* a handler inside another append's reservation */
-	measure(b, c, &e);
+	tr2_wire_measure(c, b->nest == 1 ? &b->literals : NULL, &e);
 	b->reserving = 1;
 	__asm__ __volatile__("" ::: "memory");
 	start = b->wpos;
@@ -317,7 +190,7 @@ void tr2_batch_call(const struct tr2_call *c)
 			goto dropped;   /* only the outermost call sends a batch */
 		}
 		trap(b, now);
-		measure(b, c, &e);   /* a new epoch: its literals defined again */
+		tr2_wire_measure(c, &b->literals, &e);   /* a new epoch: its literals defined again */
 		pad = off + e.size > TR2_TBUF_DATA ? TR2_TBUF_DATA - off : 0;
 	}
 	if (b->epoch_start) {
@@ -335,7 +208,7 @@ void tr2_batch_call(const struct tr2_call *c)
 		memcpy(b->data + off, &w, 4);
 		off = 0;
 	}
-	write_call(b->data + off, c, &e, b->depth, now, flags);
+	tr2_wire_write(b->data + off, c, &e, b->depth, now, flags);
 	if (c->probe == TRACE2__P_region_enter)
 		b->depth++;
 	else if (c->probe == TRACE2__P_region_leave)
