@@ -43,6 +43,7 @@ static struct tr2_slot *slot_of(struct tr2_model *m, struct tr2_thread *t, const
 		return NULL;
 	if (t->nslots == TR2_MODEL_METRICS) {
 		m->dropped++;
+		t->proc->unmarked++;
 		return NULL;
 	}
 	t->slots = tr2_grow(t->slots, t->nslots, &t->slots_cap, sizeof(*t->slots));

@@ -379,6 +379,12 @@ void tr2_model_call(struct tr2_model *m, const struct tr2_call *c)
 		tr2_metric_call(m, t, c);
 		return;
 	}
+	if (t->proc->unmarked) {
+		uint64_t n = t->proc->unmarked;
+
+		t->proc->unmarked = 0;
+		tr2_model_lost(m, c->pid, n, c->ts_ns);
+	}
 	if (c->probe == TRACE2__P_thread_start) {
 		t->start_ns = c->ts_ns;
 		tr2_thread_name(t, c->id, c->s[0]);

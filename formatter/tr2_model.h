@@ -114,14 +114,16 @@ void tr2_model_resumed(struct tr2_model *m, uint32_t pid, uint64_t from_ns, uint
 /* Events written to the sink so far (markers excluded). */
 uint64_t tr2_model_events(const struct tr2_model *m);
 /* Timer and counter uses left out because a thread used more than
- * TR2_MODEL_METRICS definitions (a hostile or broken program). */
+ * TR2_MODEL_METRICS definitions; each is marked in its process's stream
+ * (tr2_model_lost) before the process's next event. */
 uint64_t tr2_model_dropped(const struct tr2_model *m);
 /* What the model keeps now: processes (gone ones whose sid a kept child
  * still needs included) and threads.  Bounded by the processes and threads
  * alive, never by those that have come and gone. */
 void tr2_model_kept(const struct tr2_model *m, unsigned long *procs, unsigned long *threads);
 
-/* Timer and counter definitions a thread may use; more are dropped (counted). */
-#define TR2_MODEL_METRICS 256
+/* Timer and counter definitions a thread keeps sums of (as tr2-bpf always
+ * has); a use of another one is lost, counted and marked in the stream. */
+#define TR2_MODEL_METRICS 16
 
 #endif

@@ -16,7 +16,7 @@ $(BUILD)/tests/test_summary: tests/loader/test_summary.c loader/tr2_summary.c lo
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_summary.c loader/tr2_summary.c \
 		$(BUILD)/libtr2fmt.a $(LDFLAGS) -lcmocka -lbpf $(FMT_LIBS)
 
-.PHONY: test-loader test-e2e test-reliability test-shapes test-summary test-viewers test-harm test-host test-cmd test-af-unix
+.PHONY: test-loader test-e2e test-reliability test-shapes test-summary test-viewers test-harm test-host test-cmd test-af-unix test-batch
 test-loader: $(LOADER_TESTS)
 	@for t in $(LOADER_TESTS); do $$t || exit 1; done
 
@@ -41,6 +41,9 @@ test-host: all ; tests/e2e/host.sh
 
 test-summary: all ; tests/e2e/summary.sh
 
+# The batched event path: nothing left behind, live, bounded (issue 26)
+test-batch: all ; tests/e2e/batch.sh
+
 # -- CMD as a parent: what CMD inherits, -u USER, tr2-bpf ending first
 test-cmd: all ; tests/e2e/cmd.sh
 
@@ -50,7 +53,7 @@ test-af-unix: all ; tests/e2e/af_unix.sh
 # --chrome and --folded in speedscope, in headless Chromium (skips without)
 test-viewers: all ; tests/e2e/viewers.sh
 
-TESTS += test-loader test-e2e test-reliability test-shapes test-summary test-cmd test-viewers test-harm test-host test-af-unix
+TESTS += test-loader test-e2e test-reliability test-shapes test-summary test-batch test-cmd test-viewers test-harm test-host test-af-unix
 
 # README's commands as written: its first ones as root without sudo and as a
 # user with sudo (added, then removed); its install-and-build steps into

@@ -37,6 +37,16 @@ $(TEST_PROGS_DIR)/tr2_stress: tests/progs/tr2_stress.c $(BUILD)/libtr2.a usdt/tr
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
 
+# tr2_batch: the batched event path (tests/e2e/batch.sh): calls waiting in
+# a buffer when a thread or process ends, liveness, thread churn, a process
+# that scribbles over its buffer.  It reads bpf/tr2_record.h for the last.
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_batch
+ALL += $(TEST_PROGS_DIR)/tr2_batch
+
+$(TEST_PROGS_DIR)/tr2_batch: tests/progs/tr2_batch.c $(BUILD)/libtr2.a usdt/trace2.h bpf/tr2_record.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
+
 # tr2_inproc: the in-process targets' own cases (tests/e2e/inproc.sh): what
 # trace2_initialize() changes, a child that is git, fork, signals.
 TEST_PROGS += $(TEST_PROGS_DIR)/tr2_inproc
