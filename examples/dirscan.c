@@ -8,10 +8,15 @@
  * which directories could not be opened. Detached, the instrumentation costs
  * a not-taken branch per call.
  *
+ * With --loop a worker reports every 0.1 s (its read:files region ends, with
+ * its counts, and the next begins), however long its files take to read, so
+ * that a tracer attached mid-scan sees events at once; run once or --repeat,
+ * a worker's one region spans all its files.
+ *
  * EXAMPLES
  *   dirscan /usr/include                      scan once
  *   tr2-bpf --perf -- dirscan -j 4 /usr/lib   trace a run from its start
- *   dirscan --loop --interval 2000 /etc &     keep scanning; then, as root:
+ *   dirscan --loop /etc &                     keep scanning; then, as root:
  *   tr2-bpf -p $! --normal                    attach to the running scanner
  */
 #define TRACE2_EXE_VERSION "dirscan-1.0"
@@ -34,6 +39,8 @@
 TRACE2_DEFINE_TIMER(read_timer, "read", "read_file", 1);
 TRACE2_DEFINE_COUNTER(bytes_counter, "read", "bytes", 1);
 
+#define LOOP_REPORT_NS 100000000LL  /* --loop: a worker reports every 0.1 s */
+
 /* One scan of one tree: the walk fills paths, the workers consume them. */
 struct scan {
 	int repo_id;
@@ -44,6 +51,15 @@ struct scan {
 	intmax_t nr_errors;
 	intmax_t total_bytes;   /* summed by the workers */
 	uint64_t checksum;      /* xor of the files' checksums */
+	int64_t report_ns;      /* --loop: a worker's read:files region ends this often; else 0 */
+};
+
+/* One worker's open read:files region: what it has read in it. */
+struct batch {
+	struct scan *scan;
+	intmax_t files;         /* read to their end in this region */
+	intmax_t bytes;         /* read in this region */
+	int64_t start_ns;       /* CLOCK_MONOTONIC when it was entered */
 };
 
 static void add_path(struct scan *scan, const char *path)
@@ -91,8 +107,43 @@ static void walk_dir(struct scan *scan, const char *path)
 	trace2_region_leave("walk", "read_dir", scan->repo_id);
 }
 
-/* Reads one file, returning its size and adding its bytes to *checksum. */
-static intmax_t read_file(const char *path, uint64_t *checksum)
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void batch_enter(struct batch *batch)
+{
+	batch->files = batch->bytes = 0;
+	if (batch->scan->report_ns)
+		batch->start_ns = monotonic_ns();
+	trace2_region_enter("read", "files", batch->scan->repo_id);
+}
+
+static void batch_leave(struct batch *batch)
+{
+	struct scan *scan = batch->scan;
+
+	trace2_data_intmax("read", scan->repo_id, "files", batch->files);
+	trace2_data_intmax("read", scan->repo_id, "bytes", batch->bytes);
+	trace2_region_leave("read", "files", scan->repo_id);
+	__atomic_add_fetch(&scan->total_bytes, batch->bytes, __ATOMIC_RELAXED);
+}
+
+/* --loop: ends the region once report_ns have passed, and begins the next. */
+static void batch_tick(struct batch *batch)
+{
+	if (batch->scan->report_ns && monotonic_ns() - batch->start_ns >= batch->scan->report_ns) {
+		batch_leave(batch);
+		batch_enter(batch);
+	}
+}
+
+/* Reads one file into the batch (ticking it as it goes), adding its bytes to *checksum. */
+static void read_file(struct batch *batch, const char *path, uint64_t *checksum)
 {
 	unsigned char buf[65536];
 	intmax_t size = 0;
@@ -106,34 +157,33 @@ static intmax_t read_file(const char *path, uint64_t *checksum)
 			for (ssize_t i = 0; i < n; i++)
 				*checksum = *checksum * 31 + buf[i];
 			size += n;
+			batch->bytes += n;
+			batch_tick(batch);
 		}
 		close(fd);
 	}
 	trace2_timer_stop(read_timer);
 	trace2_counter_add(bytes_counter, size);
-	return size;
+	batch->files++;
+	batch_tick(batch);
 }
 
 static void *reader_thread(void *arg)
 {
 	struct scan *scan = arg;
-	intmax_t files = 0, bytes = 0;
+	struct batch batch = { .scan = scan };
 	uint64_t checksum = 0;
 	size_t i;
 
 	trace2_thread_start("reader");
-	trace2_region_enter("read", "files", scan->repo_id);
+	batch_enter(&batch);
 	while ((i = __atomic_fetch_add(&scan->next_path, 1, __ATOMIC_RELAXED)) < scan->nr_paths) {
 		uint64_t file_checksum = 0;
 
-		bytes += read_file(scan->paths[i], &file_checksum);
+		read_file(&batch, scan->paths[i], &file_checksum);
 		checksum ^= file_checksum;
-		files++;
 	}
-	trace2_data_intmax("read", scan->repo_id, "files", files);
-	trace2_data_intmax("read", scan->repo_id, "bytes", bytes);
-	trace2_region_leave("read", "files", scan->repo_id);
-	__atomic_add_fetch(&scan->total_bytes, bytes, __ATOMIC_RELAXED);
+	batch_leave(&batch);
 	__atomic_xor_fetch(&scan->checksum, checksum, __ATOMIC_RELAXED);
 	trace2_thread_exit();
 	return NULL;
@@ -173,9 +223,9 @@ static void run_du(struct scan *scan, const char *dir, char *out, size_t out_siz
 }
 
 /* One full scan of dir; returns the number of unreadable directories. */
-static intmax_t scan_tree(const char *dir, int repo_id, int jobs)
+static intmax_t scan_tree(const char *dir, int repo_id, int jobs, int64_t report_ns)
 {
-	struct scan scan = { .repo_id = repo_id };
+	struct scan scan = { .repo_id = repo_id, .report_ns = report_ns };
 	pthread_t threads[64];
 	char du_kib[64], summary[256];
 	int i;
@@ -222,7 +272,7 @@ static void usage(FILE *out)
 		"  -j, --jobs N       reader threads (1-64, default 4)\n"
 		"  -r, --repeat N     scan N times (default 1)\n"
 		"  -l, --loop         scan until killed\n"
-		"  -i, --interval MS  pause between scans (default 1000 with --loop, else 0)\n");
+		"  -i, --interval MS  pause between scans (default 100 with --loop, else 0)\n");
 }
 
 int main(int argc, char **argv)
@@ -256,7 +306,7 @@ int main(int argc, char **argv)
 		return trace2_cmd_exit(2);
 	}
 	if (interval_ms < 0)
-		interval_ms = loop ? 1000 : 0;
+		interval_ms = loop ? 100 : 0;
 
 	trace2_cmd_name("dirscan");
 	trace2_cmd_mode(loop ? "loop" : "repeat");
@@ -272,7 +322,7 @@ int main(int argc, char **argv)
 	for (int pass = 1; loop || pass <= repeat; pass++) {
 		trace2_region_enter_printf("scan", "pass", 0, "pass %d", pass);
 		for (int d = optind; d < argc; d++)
-			errors += scan_tree(argv[d], repo_ids[d], jobs);
+			errors += scan_tree(argv[d], repo_ids[d], jobs, loop ? LOOP_REPORT_NS : 0);
 		trace2_region_leave_printf("scan", "pass", 0, "pass %d", pass);
 		if (interval_ms > 0 && (loop || pass < repeat)) {
 			struct timespec pause = { interval_ms / 1000, (interval_ms % 1000) * 1000000L };

@@ -76,14 +76,15 @@ check() {
 # The indented commands after README's "tests/install/run.sh runs this as it
 # is ... (NAME)" comments: try (install the packages, build, trace the
 # example), test (make test) and on-call (dirscan --loop in the background,
-# tr2-bpf -p $!, then Ctrl-C: SIGINT after 4 seconds), each run by bash in a
-# session of its own.  As root, in this checkout, with a PATH of root's
-# directories with no sudo in them (a fresh Debian machine); and as a user
-# with sudo, in a copy of this checkout without build/, with the PATH Debian
-# gives a user.  Two commands are stubs that log who ran them and with what:
-# apt-get (scripts/install-deps.sh is CI's first step, .ci/run; here it would
-# install or upgrade packages) and, for `test`, make (this test is part of
-# make test).  A user's sudo finds them through its secure_path.
+# tr2-bpf -p $!, then Ctrl-C: SIGINT 3 seconds after tr2-bpf says it traces),
+# each run by bash in a session of its own.  As root, in this checkout, with
+# a PATH of root's directories with no sudo in them (a fresh Debian machine);
+# and as a user with sudo, in a copy of this checkout without build/, with the
+# PATH Debian gives a user.  Two commands are stubs that log who ran them
+# and with what: apt-get (scripts/install-deps.sh is CI's first step,
+# .ci/run; here it would install or upgrade packages) and, for `test`, make
+# (this test is part of make test).  A user's sudo finds them through its
+# secure_path.
 
 # indented NAME: README's indented lines after its comment ending "(NAME) -->".
 indented() {
@@ -103,27 +104,48 @@ for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
 done
 rm -f "$T/nosudo/sudo"
 USER_PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games
-declare -A stub=([try]=$T/stub-apt: [test]=$T/stub-make: [on-call]="") secs=([try]=600 [test]=60 [on-call]=4)
+declare -A stub=([try]=$T/stub-apt: [test]=$T/stub-make: [on-call]="") secs=([try]=600 [test]=60 [on-call]=60)
+# The user's Ctrl-C in on-call: this many seconds after tr2-bpf says it
+# traces, however long it took to attach (seconds, under load).
+ONCALL_BOUND=2
+declare -A watch=([on-call]=$((ONCALL_BOUND + 1)))
 
 # newcomer WHO NAME: runs README's NAME commands as WHO (root or user) under
-# timeout -s INT, into $T/WHO-NAME.{out,err,status}; then ends what they
-# left running (on-call's dirscan --loop) with their session.
+# timeout -s INT, into $T/WHO-NAME.{out,err,status}, and into
+# $T/WHO-NAME.arrivals when each line came (tests/install/arrivals.py).
+# With a watch[NAME], the timeout ends (SIGALRM: its timer, expired early)
+# that many seconds after tr2-bpf's "tracing" line, as a user's Ctrl-C.
+# Lists what the commands left running (on-call's dirscan --loop) in
+# $T/WHO-NAME.left, then ends it with their session.
 newcomer() {
-	local f=$T/$1-$2 pid
+	local f=$T/$1-$2 pid arrivals
 	indented "$2" > "$f.sh"
 	[ -s "$f.sh" ] || bad "$1: $2: README has no indented command after a '($2) -->' comment"
+	mkfifo "$f.out.fifo" "$f.err.fifo"
+	python3 tests/install/arrivals.py "$f" &
+	arrivals=$!
 	if [ "$1" = root ]; then
 		(cd "$ROOT" && exec setsid env PATH="${stub[$2]}$T/nosudo" timeout -s INT "${secs[$2]}" bash "$f.sh") \
-			< /dev/null > "$f.out" 2> "$f.err" &
+			< /dev/null > "$f.out.fifo" 2> "$f.err.fifo" &
 	else
 		(cd "$T/user/tr2" && exec setsid env -i HOME="$T/user" USER=$NC LOGNAME=$NC PATH=$USER_PATH \
 			timeout -s INT "${secs[$2]}" setpriv --reuid=$NC --regid=$NC --init-groups bash "$f.sh") \
-			< /dev/null > "$f.out" 2> "$f.err" &
+			< /dev/null > "$f.out.fifo" 2> "$f.err.fifo" &
 	fi
 	pid=$!
+	if [ -n "${watch[$2]:-}" ]; then
+		for _ in $(seq $((10 * ${secs[$2]}))); do
+			grep -q '^[0-9.]* err tr2-bpf: tracing ' "$f.arrivals" 2> /dev/null && break
+			sleep 0.1
+		done
+		sleep "${watch[$2]}"
+		kill -ALRM $pid 2> /dev/null
+	fi
 	wait $pid
 	echo $? > "$f.status"
+	ps -o pid=,args= -s $pid > "$f.left"
 	kill -- -$pid 2> /dev/null
+	wait $arrivals
 }
 
 # mainlines: the main thread's version, start, cmd_name and atexit lines of
@@ -157,10 +179,38 @@ check_newcomer() {
 
 	newcomer "$1" on-call
 	expect_eq "$1: on-call: stopped by its Ctrl-C (timeout's status)" 124 "$(cat "$f-on-call.status")"
-	expect_eq "$1: on-call: tr2-bpf -p printed the running dirscan's PERF lines" yes \
-		"$(grep -qE '^[0-9:.]+ examples/dirscan.c:[0-9]+ +\| d0 \| main +\| region_enter ' "$f-on-call.out" && echo yes || echo no)"
-	expect_eq "$1: on-call: stderr ends with the summary" "tr2-bpf: N events, 0 lost" \
-		"$(tail -1 "$f-on-call.err" | sed 's/: [1-9][0-9]* events/: N events/')"
+	local scanner attach delay
+	scanner=$(awk '$2 == "build/examples/dirscan" && $3 == "--loop" { print $1 }' "$f-on-call.left")
+	expect_eq "$1: on-call: tr2-bpf -p traced the dirscan --loop that README started, left running" \
+		"tr2-bpf: tracing process $scanner: N probe sites in N objects; Ctrl-C to stop" \
+		"$(grep '^tr2-bpf: tracing ' "$f-on-call.err" | sed -E 's/[0-9]+ probe sites in [0-9]+ objects/N probe sites in N objects/')"
+	# README: lines within a second of the attach, whatever the tree holds
+	# (dirscan --loop's readers report every 0.1 s); here within
+	# ONCALL_BOUND s of tr2-bpf's "tracing process" line, on a loaded VM.
+	attach=$(awk '$2 == "err" && $3 == "tr2-bpf:" && $4 == "tracing" { print $1; exit }' "$f-on-call.arrivals")
+	delay=$(awk -v a="${attach:-0}" '$2 == "out" && / \| d0 \| / { printf "%.3f\n", $1 - a; exit }' "$f-on-call.arrivals")
+	if [ -n "$attach" ] && [ -n "$delay" ] && awk -v d="$delay" -v b=$ONCALL_BOUND 'BEGIN { exit !(d <= b) }'; then
+		ok "$1: on-call: the first PERF line came $delay s after tr2-bpf attached (within $ONCALL_BOUND s)"
+	else
+		bad "$1: on-call: a PERF line within $ONCALL_BOUND s of tr2-bpf's attach" \
+			"attached: ${attach:-never}; first PERF line ${delay:-never} s after"
+	fi
+	# and, within the same bound, a reader's whole 0.1 s batch, from its
+	# region_enter to its region_leave (masked: times, thread, counts)
+	awk -v a="${attach:-0}" -v b=$ONCALL_BOUND '$2 == "out" && $1 <= a + b { sub(/^[^ ]+ out /, ""); print }' \
+		"$f-on-call.arrivals" | python3 tests/e2e/mask.py perf |
+		sed -E 's/ th[0-9]+:reader +\|/ thNN:reader              |/; s/\.\.(files|bytes):[0-9]+$/..\1:N/' |
+		grep -Fx -f tests/install/expected/on-call.perf | sort -u > "$f-on-call.batch"
+	if sort tests/install/expected/on-call.perf | diff -u - "$f-on-call.batch" > "$T/diff"; then
+		ok "$1: on-call: within $ONCALL_BOUND s, a reader's batch of lines (tests/install/expected/on-call.perf)"
+	else
+		bad "$1: on-call: within $ONCALL_BOUND s, a reader's batch of lines (tests/install/expected/on-call.perf)" \
+			"$(cat "$T/diff")"
+	fi
+	# tr2-bpf's last line (dirscan's own lines on stderr aside: as a user,
+	# the directories it cannot open)
+	expect_eq "$1: on-call: tr2-bpf's last line on stderr is the summary" "tr2-bpf: N events, 0 lost" \
+		"$(grep -v '^dirscan: ' "$f-on-call.err" | tail -1 | sed 's/: [1-9][0-9]* events/: N events/')"
 }
 
 expect_eq "root: no sudo on the PATH the commands run with" "" "$(env PATH="$T/nosudo" sh -c 'command -v sudo')"
