@@ -381,9 +381,11 @@ static void after_fork_child(void)
 	after_fork();
 }
 
-/* The session id, made once (at the first target that opens, or for the
- * warning of a directory target that does not): git's tr2_sid.c. */
-static void make_sid(void)
+/* The process's own session id, made once (at the first target that
+ * opens, or for the warning of a directory target that does not), under
+ * GIT_TRACE2_PARENT_SID as git's tr2_sid.c makes it; the model and tr2-bpf
+ * take it as the program's own (trace2__set_sid). */
+static void make_own_sid(void)
 {
 	const char *parent = getenv("GIT_TRACE2_PARENT_SID");
 	char host[16];
@@ -456,7 +458,7 @@ static void open_target(const char *var, const char *brief_var, const struct tr2
 			bool dir = !stat(value, &st) && S_ISDIR(st.st_mode);
 			const char *own;
 
-			make_sid();
+			make_own_sid();
 			own = strrchr(proc.sid, '/');
 			own = own ? own + 1 : proc.sid;
 			git_warning("trace2: could not open '%s%s%s' for '%s' tracing: %s", value,
@@ -516,7 +518,8 @@ int tr2_inproc_init(void)
 		proc.sid = NULL;
 		return 0;
 	}
-	make_sid();
+	make_own_sid();
+	trace2__set_sid(proc.sid);
 	/* Children (git, or another program of ours) nest their sessions in
 	 * this one; GIT_TRACE2_PARENT_NAME is set at cmd_name. */
 	setenv("GIT_TRACE2_PARENT_SID", proc.sid, 1);

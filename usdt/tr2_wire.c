@@ -4,6 +4,9 @@
 
 #include "tr2_wire.h"
 
+/* A call's probe is a byte of its header, and TR2_WIRE_PAD is none. */
+_Static_assert(TRACE2__NPROBES < TR2_WIRE_PAD, "every trace2 probe fits struct tr2_wire's probe byte");
+
 /* String i of call c's encoding: the file, then s[0..], then the vector. */
 static int is_literal(const struct tr2_call *c, int i)
 {
