@@ -125,6 +125,24 @@ static __always_inline struct thread_state *thread_of(struct task_struct *task, 
 	return ts->ignored ? 0 : ts;
 }
 
+/* The process's nearest ancestor that is traced (-a: one that sent calls),
+ * up to 8 generations up, else its parent: git's sid chain passes through a
+ * shell that git runs a command with (GIT_TRACE2_PARENT_SID in the
+ * environment), and so does the one tr2-bpf makes. */
+static __always_inline __u32 traced_ancestor(struct task_struct *task)
+{
+	struct task_struct *t = BPF_CORE_READ(task, group_leader, real_parent);
+	__u32 parent = BPF_CORE_READ(t, tgid), pid;
+
+	for (int i = 0; i < 8 && t; i++) {
+		pid = BPF_CORE_READ(t, tgid);
+		if (bpf_map_lookup_elem(&traced, &pid))
+			return pid;
+		t = BPF_CORE_READ(t, real_parent);
+	}
+	return parent;
+}
+
 /* TR2_REC_THREAD_INFO for the calling thread (tr2_record.h), before its
  * first batch: its name from its struct trace2_tls, its process's parent
  * and start, and sid, the sid its program made itself (NULL: none). */
@@ -141,7 +159,7 @@ static __always_inline void announce(struct thread_state *ts, struct task_struct
 	r->hdr.pid = pid;
 	r->hdr.tid = tid;
 	r->hdr.ts_ns = bpf_ktime_get_ns();
-	r->hdr.num[0] = BPF_CORE_READ(task, real_parent, tgid);
+	r->hdr.num[0] = traced_ancestor(task);
 	r->hdr.num[1] = BPF_CORE_READ(task, group_leader, start_time);
 	r->hdr.num[2] = BPF_CORE_READ(task, start_time);
 	if (bpf_probe_read_user(&r->hdr.thread_id, sizeof(r->hdr.thread_id),

@@ -145,7 +145,8 @@ enum tr2_rec_kind {
 	 * `dropped`, or a buffer that made no sense). */
 	TR2_REC_BATCH,
 	/* Sent before a thread's first batch: who it is (struct
-	 * tr2_rec_thread_info).  num: ppid, proc_start_ns, thread_start_ns
+	 * tr2_rec_thread_info).  num: the nearest traced ancestor (else the
+	 * parent), proc_start_ns, thread_start_ns
 	 * (CLOCK_MONOTONIC, the kernel's task_struct start_time); thread_id:
 	 * trace2__tls's. */
 	TR2_REC_THREAD_INFO,
