@@ -11,6 +11,7 @@
 #include "tr2_session.h"
 #include "tr2_sid.h"
 #include "tr2_dst.h"
+#include "tr2_summary.h"
 #include "tr2_tgt.h"
 
 #define TR2_MAX_THREAD_NAME 24  /* git's trace2/tr2_tls.h */
@@ -92,6 +93,7 @@ struct tr2_session {
 	struct proc *procs[NBUCKETS];
 	struct thread *threads[NBUCKETS];
 	struct thread *last;   /* lookup cache: records come in runs per thread */
+	struct tr2_summary *summary;   /* --summary: gets every event too; NULL: none */
 };
 
 struct tr2_session *tr2_session_new(struct tr2_target **targets, int ntargets,
@@ -105,6 +107,11 @@ struct tr2_session *tr2_session_new(struct tr2_target **targets, int ntargets,
 	s->mono_to_real_ns = mono_to_real_ns;
 	snprintf(s->host_hash, sizeof(s->host_hash), "%s", host_hash);
 	return s;
+}
+
+void tr2_session_set_summary(struct tr2_session *s, struct tr2_summary *summary)
+{
+	s->summary = summary;
 }
 
 uint64_t tr2_session_events(const struct tr2_session *s)
@@ -279,7 +286,7 @@ static const char *parent_hierarchy(struct tr2_session *s, struct proc *p)
 	return NULL;
 }
 
-static void emit(struct tr2_session *s, const struct tr2_ev *ev)
+static void emit(struct tr2_session *s, uint32_t pid, const struct tr2_ev *ev)
 {
 	/* A destination that failed (reported once by tr2_dst) gets no more
 	 * lines; the others go on.  One with a file or connection per process
@@ -290,6 +297,8 @@ static void emit(struct tr2_session *s, const struct tr2_ev *ev)
 			s->dead[i] = 1;
 			s->live_targets--;
 		}
+	if (s->summary)
+		tr2_summary_event(s->summary, pid, ev);
 	s->events++;
 }
 
@@ -449,7 +458,7 @@ static void emit_metric(struct tr2_session *s, struct thread *t, const struct tr
 	ev.t_min_us = ns_to_us(min);
 	ev.t_max_us = ns_to_us(max);
 	ev.count = (int64_t)count;
-	emit(s, &ev);
+	emit(s, t->proc->pid, &ev);
 }
 
 /* The thread's sums go into its process's totals (git's
@@ -539,6 +548,8 @@ static void on_thread_info(struct tr2_session *s, const struct tr2_decoded *d)
 		t = new_thread(s, p, h->tid);
 	t->start_ns = h->tid == h->pid ? p->start_ns : sane_start(h->num[2], h->ts_ns);
 	name_thread(t, h->thread_id, d->str[0]);
+	if (s->summary && h->tid == h->pid && d->nstr >= 2)
+		tr2_summary_comm(s->summary, h->pid, d->str[1]);
 }
 
 /* exec: the process is a new program and a new session, child of the old. */
@@ -601,7 +612,7 @@ void tr2_session_lost(struct tr2_session *s, uint32_t pid, uint64_t count, uint6
 	ev.key = "lost_events";
 	snprintf(num, sizeof(num), "%" PRIu64, count);
 	ev.value = num;
-	emit(s, &ev);
+	emit(s, pid, &ev);
 	s->events--; /* a marker, not one of the program's events */
 }
 
@@ -705,6 +716,8 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 		p = find_proc(s, h->pid);
 		if (p)
 			proc_gone(s, p);
+		if (s->summary)
+			tr2_summary_proc_gone(s->summary, h->pid);
 		return;
 	case TR2_REC_EXECVE:
 		on_execve(s, d);
@@ -841,7 +854,7 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 		close_thread_metrics(s, t, d);
 		ev_init(s, &ev, TR2_EV_THREAD_EXIT, t, d);
 		set_t_rel(&ev, h->ts_ns, t->start_ns);
-		emit(s, &ev);
+		emit(s, h->pid, &ev);
 		drop_thread(s, t);
 		return;
 	case TR2_REC_REGION_ENTER:
@@ -889,7 +902,7 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_decoded *d)
 	default:
 		return;
 	}
-	emit(s, &ev);
+	emit(s, h->pid, &ev);
 }
 
 void tr2_session_kept(const struct tr2_session *s, unsigned long *procs, unsigned long *threads)

@@ -71,6 +71,14 @@ int tr2_session_writing(const struct tr2_session *s);
  * alive, never by those that have come and gone. */
 void tr2_session_kept(const struct tr2_session *s, unsigned long *procs, unsigned long *threads);
 
+struct tr2_summary;
+
+/* --summary: every event also goes to summary (tr2_summary_event), with the
+ * comm of each process's main thread (tr2_summary_comm) and the end of each
+ * process (tr2_summary_proc_gone); NULL: none (the default).  With no
+ * targets, the events go there alone. */
+void tr2_session_set_summary(struct tr2_session *s, struct tr2_summary *summary);
+
 /* Events written to the targets so far. */
 uint64_t tr2_session_events(const struct tr2_session *s);
 
