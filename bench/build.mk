@@ -9,7 +9,7 @@ BENCH_PROTOS := $(foreach v,args hdr tr2 intern,$(BENCH_DIR)/proto-$(v).bpf.o $(
 # Programs with this many trace2 call sites, for the exec rows (section 7).
 BENCH_CALLS := $(foreach n,1000 15,$(BENCH_DIR)/calls-$(n))
 BENCH_PROGS := $(BENCH_DIR)/tr2bench $(BENCH_DIR)/bpf-attach $(BENCH_DIR)/empty.bpf.o \
-	      $(BENCH_PROTOS) $(BENCH_SITES) $(BENCH_CALLS)
+	      $(BENCH_PROTOS) $(BENCH_SITES) $(BENCH_CALLS) $(BENCH_DIR)/summary-bench
 BENCH_CFLAGS := $(CPPFLAGS) -Ibench $(CFLAGS)
 
 $(BENCH_DIR)/tr2bench: bench/tr2bench.c bench/nop1.c bench/lttng_loop.c bench/lttng_tp.c \
@@ -30,6 +30,12 @@ $(BENCH_DIR)/calls-%.c: bench/gen_calls.sh
 
 $(BENCH_DIR)/calls-%: $(BENCH_DIR)/calls-%.c $(BUILD)/libtr2.a usdt/trace2.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
+
+# tr2-bpf --summary's cost per event in tr2-bpf, without the kernel.
+$(BENCH_DIR)/summary-bench: bench/summary_bench.c loader/tr2_summary.c loader/tr2_summary.h $(BUILD)/libtr2fmt.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) $(LDFLAGS) -o $@ bench/summary_bench.c loader/tr2_summary.c \
+		$(BUILD)/libtr2fmt.a $(FMT_LIBS)
 
 # The BPF objects bpf-attach loads: empty.bpf.o (the floor) and proto.bpf.c's
 # variants, proto-<variant>[-lazy].bpf.o (see proto.bpf.c).

@@ -98,7 +98,7 @@ static void metric_event(struct tr2_model *m, struct tr2_thread *t, const struct
 	ev.t_min_us = ns_to_us(min);
 	ev.t_max_us = ns_to_us(max);
 	ev.count = (int64_t)count;
-	tr2_model_emit(m, &ev);
+	tr2_model_emit(m, t->proc, &ev);
 }
 
 void tr2_metric_merge_thread(struct tr2_thread *t)

@@ -100,9 +100,9 @@ static const char *parent_hierarchy(struct tr2_proc *p)
 	return NULL;
 }
 
-void tr2_model_emit(struct tr2_model *m, const struct tr2_ev *ev)
+void tr2_model_emit(struct tr2_model *m, const struct tr2_proc *p, const struct tr2_ev *ev)
 {
-	m->sink.emit(m->sink.ctx, ev);
+	m->sink.emit(m->sink.ctx, p->pid, ev);
 	m->events++;
 }
 
@@ -396,7 +396,7 @@ void tr2_model_call(struct tr2_model *m, const struct tr2_call *c)
 		tr2_metric_final(m, t, c);
 	tr2_model_ev_init(m, &ev, kind_of[c->probe], t, c->file, c->line, c->ts_ns);
 	fill(m, &ev, t, c, num);
-	tr2_model_emit(m, &ev);
+	tr2_model_emit(m, t->proc, &ev);
 	if (c->probe == TRACE2__P_thread_exit)
 		tr2_thread_drop(m, t);   /* git forgets it: a later call starts afresh */
 }
@@ -425,7 +425,7 @@ void tr2_model_lost(struct tr2_model *m, uint32_t pid, uint64_t count, uint64_t 
 	ev.key = "lost_events";
 	snprintf(num, sizeof(num), "%" PRIu64, count);
 	ev.value = num;
-	tr2_model_emit(m, &ev);
+	tr2_model_emit(m, t->proc, &ev);
 	m->events--;   /* a marker, not one of the program's events */
 }
 

@@ -35,8 +35,9 @@
 
 /* Where the events go. */
 struct tr2_model_sink {
-	/* One event for every target.  ev and its strings are valid during the call. */
-	void (*emit)(void *ctx, const struct tr2_ev *ev);
+	/* One event of process pid for every target.  ev and its strings are
+	 * valid during the call. */
+	void (*emit)(void *ctx, uint32_t pid, const struct tr2_ev *ev);
 	/* The process of session id sid has ended without its atexit or signal
 	 * event (killed, or exec replaced its image): each target ends its
 	 * stream (tr2_target_end_process).  NULL: nothing to do. */

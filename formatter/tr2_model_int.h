@@ -86,7 +86,7 @@ struct tr2_proc *tr2_model_proc(struct tr2_model *m, uint32_t pid);
 /* The fields every event of thread t at time ts_ns has (the sid made first). */
 void tr2_model_ev_init(struct tr2_model *m, struct tr2_ev *ev, enum tr2_ev_kind kind,
 		       struct tr2_thread *t, const char *file, int line, uint64_t ts_ns);
-void tr2_model_emit(struct tr2_model *m, const struct tr2_ev *ev);
+void tr2_model_emit(struct tr2_model *m, const struct tr2_proc *p, const struct tr2_ev *ev);
 
 /* tr2_thread.c */
 /* The thread, made (unnamed) in process p when new; a tid seen in another

@@ -92,8 +92,7 @@ static const char usage[] =
 "      --event-nesting=N  EVENT region nesting limit (default 2, as\n"
 "                         GIT_TRACE2_EVENT_NESTING)\n"
 "\n"
-"Summary (aggregated in the eBPF programs; with no format given, region_enter,\n"
-"region_leave and integer data send nothing to tr2-bpf):\n"
+"Summary (aggregated by tr2-bpf from the events, with or without a format):\n"
 "      --summary[=INTERVAL]  per process and (category, label): count, total,\n"
 "                         mean, min, max, p50, p99 of region durations, and per\n"
 "                         (category, key) count, sum, min, max, last of integer\n"
@@ -574,11 +573,11 @@ static struct tr2_summary *setup_summary(struct summary_opts *o, const struct ti
 		if (!o->json)
 			tr2_fail("%s", err);
 	}
-	s = tr2_summary_new(-1, -1, o->hist,
-			    !o->json_set || o->json_dest, o->json,
+	s = tr2_summary_new(o->hist, !o->json_set || o->json_dest, o->json,
 			    (int64_t)(real->tv_sec - mono->tv_sec) * 1000000000 + (real->tv_nsec - mono->tv_nsec),
 			    tr2_mono_ns());
 	tr2_summary_set_per_program(s, o->by_program);
+	tr2_summary_set_keys(s, o->keys);
 	tr2_summary_set_interval(s, (uint64_t)(o->interval_s * 1e9));
 	return s;
 }
@@ -722,7 +721,7 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 	o->event_nesting = 2;
 	o->ring_bytes = DEFAULT_RING_BYTES;
 	o->probe_nop = -1;
-	o->sum.keys = 8192;
+	o->sum.keys = TR2_SUMMARY_KEYS;
 	opterr = 0;   /* one line of our own instead of getopt's two */
 	while ((opt = getopt_long(argc, argv, "+:p:u:ab:vh", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -904,6 +903,7 @@ int main(int argc, char **argv)
 	if (opts.sum.ncats)
 		tr2_session_set_categories(tr.session, opts.sum.cats, opts.sum.ncats);
 	summary = setup_summary(&opts.sum, &real, &mono);
+	tr2_session_set_summary(tr.session, summary);
 	tr.attach = tr2_attach_new(tr.skel->obj, multi);
 	tr2_attach_set_nop5(tr.attach, opts.probe_nop);
 	tr2_attach_set_known_per_process(tr.attach, tr.mode->known_per_process);
@@ -1023,10 +1023,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "tr2-bpf: no trace2 probes in '%s' or any process it started\n",
 				opts.cmd[0]);
 	}
-	/* Without a stream, the aggregated events are the ones handled. */
+	/* Without a stream, events not aggregated count as lost, not as written. */
 	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
-		(unsigned long long)(tr2_session_events(tr.session) +
-				     (summary && !opts.nformats ? tr2_summary_events(summary) : 0)),
+		(unsigned long long)(tr2_session_events(tr.session) -
+				     (summary && !opts.nformats ? tr2_summary_lost(summary) : 0)),
 		(unsigned long long)(lost_in_bpf(tr.skel) + tr.decode_errors + tr2_session_lost_calls(tr.session) +
 				     (summary && !opts.nformats ? tr2_summary_lost(summary) : 0)));
 

@@ -10,6 +10,7 @@
 #include "tr2_mem.h"
 #include "tr2_model.h"
 #include "tr2_session.h"
+#include "tr2_summary.h"
 #include "tr2_tgt.h"
 
 enum item_kind { ITEM_REC, ITEM_RESUMED, ITEM_LOST };
@@ -54,6 +55,7 @@ struct tr2_session {
 	int nheap, cap;
 	struct pending_info *infos;
 	struct thread_lits *lits[LIT_BUCKETS];
+	struct tr2_summary *summary;   /* --summary: gets every event too; NULL: none */
 	char **cats;                   /* --category, or NULL */
 	int ncats;
 	struct tr2_decoded_call dec;
@@ -62,7 +64,7 @@ struct tr2_session {
 /* The model's sink: every target, but those whose destination failed (a
  * destination with a file or connection per process fails per process:
  * it drops and counts that process's lines, tr2_dst). */
-static void emit(void *ctx, const struct tr2_ev *ev)
+static void emit(void *ctx, uint32_t pid, const struct tr2_ev *ev)
 {
 	struct tr2_session *s = ctx;
 
@@ -72,6 +74,8 @@ static void emit(void *ctx, const struct tr2_ev *ev)
 			s->dead[i] = 1;
 			s->live_targets--;
 		}
+	if (s->summary)
+		tr2_summary_event(s->summary, pid, ev);
 }
 
 static void end(void *ctx, const char *sid)
@@ -97,6 +101,11 @@ struct tr2_session *tr2_session_new(struct tr2_target **targets, int ntargets, i
 	s->since_ns = since_ns;
 	s->model = tr2_model_new(&sink, host_hash, mono_to_real_ns);
 	return s;
+}
+
+void tr2_session_set_summary(struct tr2_session *s, struct tr2_summary *summary)
+{
+	s->summary = summary;
 }
 
 void tr2_session_set_categories(struct tr2_session *s, char *const *names, int n)
@@ -279,6 +288,8 @@ static void announce(struct tr2_session *s, struct tr2_rec_thread_info *r)
 	if (info.thread_start_ns >= TR2_TS_MAX)
 		info.thread_start_ns = 0;
 	tr2_model_thread(s->model, &info);
+	if (s->summary && r->hdr.tid == r->hdr.pid)
+		tr2_summary_comm(s->summary, r->hdr.pid, r->comm);
 }
 
 /* Whether call c is one --category leaves out. */
@@ -372,6 +383,8 @@ static int step(struct tr2_session *s, struct item *it)
 		break;
 	case TR2_REC_PROC_GONE:
 		tr2_model_proc_gone(s->model, h->pid);
+		if (s->summary)
+			tr2_summary_proc_gone(s->summary, h->pid);
 		break;
 	}
 	return 0;

@@ -36,6 +36,10 @@ struct tr2_summary;
 struct tr2_session *tr2_session_new(struct tr2_target **targets, int ntargets, int64_t mono_to_real_ns,
 				    const char *host_hash, uint64_t since_ns);
 
+/* --summary: every event goes to summary too (tr2_summary_event), and the
+ * processes' comm and end (not owned; NULL: none). */
+void tr2_session_set_summary(struct tr2_session *s, struct tr2_summary *summary);
+
 /* --category: only region, data and data_json calls of these categories
  * (n names, copied) reach the model; the others are as if never made. */
 void tr2_session_set_categories(struct tr2_session *s, char *const *names, int n);

@@ -1,13 +1,9 @@
-/* tr2_summary.c: tr2-bpf --summary, the user-space half (tr2_summary.h). */
-#include <errno.h>
-#include <signal.h>
+/* tr2_summary.c: tr2-bpf --summary (tr2_summary.h). */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include "tr2_buf.h"
 #include "tr2_dst.h"
@@ -15,71 +11,68 @@
 #include "tr2_mem.h"
 #include "tr2_summary.h"
 
-/* One eBPF key and the value last read for it. */
+enum { KIND_REGION = 1, KIND_DATA = 2 };             /* a table shows regions, then data */
+enum { NAME_NONE, NAME_COMM, NAME_ARGV0, NAME_CMD }; /* where a name came from: higher wins */
+enum { LOST_FULL, LOST_DEEP, LOST__COUNT };          /* why an event was not aggregated */
+
+#define COMM_MAX 16        /* the kernel's TASK_COMM_LEN, NUL included */
+#define PID_BUCKETS 1024
+
+struct owner;
+
+/* The aggregate of one key: (owner, kind, category, label or key). */
 struct entry {
-	struct tr2_agg_key k;
-	struct tr2_agg_val v;
-	int used;
-};
-
-/* A process's name and where it came from (higher wins). */
-enum { NAME_NONE, NAME_COMM, NAME_ARGV0, NAME_CMD };
-struct proc_name {
-	uint32_t pid;
-	int from;
-	char *name;
-};
-
-/* A row of a table: the entries of one process (per process) or of one
- * program's processes (per program) with the same strings. */
-struct row {
-	uint32_t pid;
-	uint64_t exec_id;
-	const char *prog;       /* per program: the program's name; NULL per process */
-	uint64_t seq;           /* per program, which of two rows merges first: see cmp_strings */
-	uint64_t nprocs;        /* per program: the processes its table adds up */
+	struct entry *hnext;       /* hash chain */
+	struct entry *onext;       /* the owner's entries */
+	struct owner *owner;
+	uint64_t strings_hash;     /* of kind, category and label (the owner apart: see hash_of) */
+	uint64_t hash;
 	uint32_t kind;
-	struct tr2_agg_val v;   /* its strings name the row: v.cat, v.label */
+	uint32_t cat_len, label_len;
+	char *cat, *label;         /* NUL-terminated, in the entry's allocation */
+	struct tr2_agg v;
 };
 
-/* Per program: a program whose ended processes were added up. */
-struct program {
-	char *name;
-	uint64_t procs;         /* how many: processes with values, told apart by (pid, exec_id) */
+/* What entries belong to: a process, that is one session (a sid; its exec
+ * starts another, under the same pid), or per program a program, which adds
+ * up the processes of one name that have ended. */
+struct owner {
+	uint64_t id;               /* 1, 2, ... in the order made: a pid's images in order */
+	uint32_t pid;              /* 0 for a program */
+	char *sid;                 /* NULL for a program */
+	char *name;                /* NULL: none yet */
+	int name_from;             /* NAME_* */
+	int ended;                 /* a process that has ended: its entries are out of the hash */
+	uint64_t procs;            /* a program: the ended processes with values it adds up */
+	unsigned long nkeys;       /* its entries */
+	struct entry *entries;
+	struct owner *prev, *next; /* in s->procs or s->programs */
 };
 
-/* Per program: a process that has ended (TR2_REC_PROC_GONE), with its name
- * then, whose entries go into its program at the next table. */
-struct gone {
+/* A pid: its comm and its process now. */
+struct pid_info {
 	uint32_t pid;
-	uint32_t order;         /* 0, 1, ...: the order they ended in */
-	char *name;
+	char comm[COMM_MAX];       /* "": not known */
+	struct owner *cur;         /* NULL until its first event */
+	struct pid_info *hnext;
 };
 
 struct tr2_summary {
-	int aggs_fd, lost_fd, hist, table;
+	int hist, table, per_program;
 	struct tr2_dst *json;
 	int64_t mono_to_real_ns;
 	uint64_t start_ns, interval_ns, next_ns;
-	struct entry *tab;      /* open addressing, cap a power of 2 */
-	size_t cap, n;
-	struct proc_name *names;
-	int nnames, cap_names;
-	uint64_t lost[TR2_AGG_LOST__COUNT];
-
-	/* tr2_summary_set_per_program: the tables add up each program's
-	 * processes; those that have ended leave tab for `folded`. */
-	int per_program;
-	struct gone *gone;      /* ended since the last table */
-	int ngone, cap_gone;
-	int gone_sorted;        /* gone is sorted by pid (find_gone) */
-	struct program *progs;
-	int nprogs, cap_progs;
-	struct row *folded;     /* one row per (program, kind, strings); prog points into progs */
-	int nfolded, cap_folded;
+	size_t max_keys, live_keys;       /* live_keys: the entries of processes alive */
+	uint64_t last_id;
+	struct entry **buckets;           /* the entries of processes alive and of programs */
+	size_t nbuckets, nhashed;         /* nbuckets: a power of 2 */
+	struct pid_info *pids[PID_BUCKETS];
+	struct pid_info *last_pid;        /* look-up cache: events come in runs per process */
+	struct owner *procs, *programs;
+	uint64_t lost[LOST__COUNT];
 };
 
-int64_t tr2_hist_percentile(const __u64 *hist, uint64_t count, int64_t min, int64_t max, double pct)
+int64_t tr2_hist_percentile(const uint64_t *hist, uint64_t count, int64_t min, int64_t max, double pct)
 {
 	uint64_t rank, below = 0;
 	double lo, hi, v;
@@ -94,9 +87,9 @@ int64_t tr2_hist_percentile(const __u64 *hist, uint64_t count, int64_t min, int6
 		rank = 1;
 	if (rank > count)
 		rank = count;
-	for (i = 0; i < TR2_AGG_SLOTS - 1 && below + hist[i] < rank; i++)
+	for (i = 0; i < TR2_HIST_SLOTS - 1 && below + hist[i] < rank; i++)
 		below += hist[i];
-	if (!hist[i])   /* the slots do not add up to count (read while it changed) */
+	if (!hist[i])   /* the slots do not add up to count */
 		return max;
 	lo = i ? (double)(1ull << i) : 0;
 	hi = i < 63 ? (double)(1ull << (i + 1)) : 18446744073709551616.0;
@@ -123,7 +116,7 @@ static void add_fmt(struct tr2_buf *b, const char *fmt, ...)
 	b->len += n;
 }
 
-void tr2_hist_print(struct tr2_buf *b, const __u64 *hist, int nslots, const char *unit)
+void tr2_hist_print(struct tr2_buf *b, const uint64_t *hist, int nslots, const char *unit)
 {
 	int idx_max = -1, stars_max = 40, stars, width;
 	uint64_t val_max = 0;
@@ -155,7 +148,7 @@ void tr2_hist_print(struct tr2_buf *b, const __u64 *hist, int nslots, const char
 	}
 }
 
-void tr2_agg_merge(struct tr2_agg_val *into, const struct tr2_agg_val *from)
+void tr2_agg_merge(struct tr2_agg *into, const struct tr2_agg *from)
 {
 	if (from->count) {
 		if (!into->count || from->min < into->min)
@@ -165,27 +158,26 @@ void tr2_agg_merge(struct tr2_agg_val *into, const struct tr2_agg_val *from)
 		into->last = from->last;
 	}
 	into->count += from->count;
-	into->sum += from->sum;
+	into->sum = (int64_t)((uint64_t)into->sum + (uint64_t)from->sum);
 	into->open += from->open;
 	into->before += from->before;
-	for (int i = 0; i < TR2_AGG_SLOTS; i++)
+	for (int i = 0; i < TR2_HIST_SLOTS; i++)
 		into->hist[i] += from->hist[i];
 }
 
-struct tr2_summary *tr2_summary_new(int aggs_fd, int lost_fd, int hist, int table, struct tr2_dst *json,
+struct tr2_summary *tr2_summary_new(int hist, int table, struct tr2_dst *json,
 				    int64_t mono_to_real_ns, uint64_t start_ns)
 {
-	struct tr2_summary *s = calloc(1, sizeof(*s));
+	struct tr2_summary *s = xcalloc(1, sizeof(*s));
 
-	if (!s)
-		abort();
-	s->aggs_fd = aggs_fd;
-	s->lost_fd = lost_fd;
 	s->hist = hist;
 	s->table = table;
 	s->json = json;
 	s->mono_to_real_ns = mono_to_real_ns;
 	s->start_ns = start_ns;
+	s->max_keys = TR2_SUMMARY_KEYS;
+	s->nbuckets = 256;
+	s->buckets = xcalloc(s->nbuckets, sizeof(*s->buckets));
 	return s;
 }
 
@@ -195,29 +187,9 @@ void tr2_summary_set_interval(struct tr2_summary *s, uint64_t interval_ns)
 	s->next_ns = interval_ns ? s->start_ns + interval_ns : 0;
 }
 
-static void set_name(struct tr2_summary *s, uint32_t pid, const char *name, int from)
+void tr2_summary_set_keys(struct tr2_summary *s, size_t n)
 {
-	int i;
-
-	for (i = 0; i < s->nnames && s->names[i].pid != pid; i++)
-		;
-	if (i == s->nnames) {
-		s->names = tr2_grow(s->names, s->nnames, &s->cap_names, sizeof(*s->names));
-		s->names[i].pid = pid;
-		s->names[i].from = NAME_NONE;
-		s->names[i].name = NULL;
-		s->nnames++;
-	}
-	if (from < s->names[i].from)
-		return;
-	free(s->names[i].name);
-	s->names[i].name = name ? strdup(name) : NULL;
-	s->names[i].from = name ? from : NAME_NONE;
-}
-
-void tr2_summary_set_name(struct tr2_summary *s, uint32_t pid, const char *name)
-{
-	set_name(s, pid, name, NAME_CMD);
+	s->max_keys = n;
 }
 
 void tr2_summary_set_per_program(struct tr2_summary *s, int on)
@@ -225,441 +197,486 @@ void tr2_summary_set_per_program(struct tr2_summary *s, int on)
 	s->per_program = on;
 }
 
-static const char *name_of(struct tr2_summary *s, uint32_t pid);
+/* --- keys: a hash table of entries, chained ------------------------------ */
 
-/* Per program: process pid has ended; its name goes with it into the gone
- * list (a later process with its pid starts unnamed). */
-static void proc_gone(struct tr2_summary *s, uint32_t pid)
+static inline uint64_t mix(uint64_t h, uint64_t w)
 {
-	char *name = strdup(name_of(s, pid));
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	return h ^ h >> 32;
+}
 
-	if (!name)
-		abort();
-	s->gone = tr2_grow(s->gone, s->ngone, &s->cap_gone, sizeof(*s->gone));
-	s->gone[s->ngone].pid = pid;
-	s->gone[s->ngone].order = (uint32_t)s->ngone;
-	s->gone[s->ngone++].name = name;
-	s->gone_sorted = 0;
-	for (int i = 0; i < s->nnames; i++)
-		if (s->names[i].pid == pid) {
-			free(s->names[i].name);
-			s->names[i] = s->names[--s->nnames];
+/* Mixes the n bytes at p into h, 8 at a time. */
+static inline uint64_t hash_bytes(uint64_t h, const char *p, size_t n)
+{
+	uint64_t w;
+
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = mix(h, w);
+	}
+	w = n;   /* the tail's bytes above its length */
+	for (size_t i = 0; i < n; i++)
+		w |= (uint64_t)(unsigned char)p[i] << (8 * i + 8);
+	return mix(h, w);
+}
+
+/* The hash of an entry's key: its strings' hash with its owner mixed in,
+ * so that an ended process's entries are added into its program's by the
+ * strings' hash alone. */
+static inline uint64_t hash_of(uint64_t strings_hash, const struct owner *o)
+{
+	return mix(strings_hash, o->id);
+}
+
+static struct entry *find_entry(struct tr2_summary *s, const struct owner *o, uint32_t kind,
+				uint64_t hash, const char *cat, size_t cat_len, const char *label,
+				size_t label_len)
+{
+	struct entry *e;
+
+	for (e = s->buckets[hash & (s->nbuckets - 1)]; e; e = e->hnext)
+		if (e->hash == hash && e->owner == o && e->kind == kind && e->cat_len == cat_len &&
+		    e->label_len == label_len && !memcmp(e->cat, cat, cat_len) &&
+		    !memcmp(e->label, label, label_len))
+			return e;
+	return NULL;
+}
+
+static void hash_entry(struct tr2_summary *s, struct entry *e)
+{
+	struct entry **b = &s->buckets[e->hash & (s->nbuckets - 1)];
+
+	e->hnext = *b;
+	*b = e;
+}
+
+/* Doubles the buckets when the entries outnumber them. */
+static void grow_buckets(struct tr2_summary *s)
+{
+	struct entry **old = s->buckets;
+	size_t n = s->nbuckets;
+
+	s->nbuckets *= 2;
+	s->buckets = xcalloc(s->nbuckets, sizeof(*s->buckets));
+	for (size_t i = 0; i < n; i++)
+		for (struct entry *e = old[i], *next; e; e = next) {
+			next = e->hnext;
+			hash_entry(s, e);
+		}
+	free(old);
+}
+
+static struct entry *add_entry(struct tr2_summary *s, struct owner *o, uint32_t kind, uint64_t strings_hash,
+			       uint64_t hash, const char *cat, size_t cat_len, const char *label,
+			       size_t label_len)
+{
+	struct entry *e = xcalloc(1, sizeof(*e) + cat_len + label_len + 2);
+
+	e->owner = o;
+	e->kind = kind;
+	e->strings_hash = strings_hash;
+	e->hash = hash;
+	e->cat = (char *)(e + 1);
+	e->cat_len = (uint32_t)cat_len;
+	memcpy(e->cat, cat, cat_len);
+	e->label = e->cat + cat_len + 1;
+	e->label_len = (uint32_t)label_len;
+	memcpy(e->label, label, label_len);
+	e->onext = o->entries;
+	o->entries = e;
+	o->nkeys++;
+	hash_entry(s, e);
+	if (++s->nhashed > s->nbuckets)
+		grow_buckets(s);
+	return e;
+}
+
+static void unhash_entry(struct tr2_summary *s, struct entry *e)
+{
+	struct entry **pp;
+
+	for (pp = &s->buckets[e->hash & (s->nbuckets - 1)]; *pp != e; pp = &(*pp)->hnext)
+		;
+	*pp = e->hnext;
+	s->nhashed--;
+}
+
+/* The entry of key (o, kind, category, label) of a live process, made when
+ * new if there is room; NULL when there is none. */
+static struct entry *entry_of(struct tr2_summary *s, struct owner *o, uint32_t kind, const char *cat,
+			      const char *label)
+{
+	size_t cat_len, label_len;
+	uint64_t sh, h;
+	struct entry *e;
+
+	cat = cat ? cat : "";
+	label = label ? label : "";
+	cat_len = strlen(cat);
+	label_len = strlen(label);
+	sh = hash_bytes(hash_bytes(kind, cat, cat_len), label, label_len);
+	h = hash_of(sh, o);
+	if ((e = find_entry(s, o, kind, h, cat, cat_len, label, label_len)))
+		return e;
+	if (s->live_keys >= s->max_keys)
+		return NULL;
+	s->live_keys++;
+	return add_entry(s, o, kind, sh, h, cat, cat_len, label, label_len);
+}
+
+/* --- processes and programs ------------------------------------------------ */
+
+static struct owner *new_owner(struct tr2_summary *s, struct owner **list, uint32_t pid, const char *sid)
+{
+	struct owner *o = xcalloc(1, sizeof(*o));
+
+	o->id = ++s->last_id;
+	o->pid = pid;
+	o->sid = sid ? xstrdup(sid) : NULL;
+	o->next = *list;
+	if (*list)
+		(*list)->prev = o;
+	*list = o;
+	return o;
+}
+
+/* Unlinks o from list and frees it with its entries. */
+static void drop_owner(struct tr2_summary *s, struct owner **list, struct owner *o)
+{
+	for (struct entry *e = o->entries, *next; e; e = next) {
+		next = e->onext;
+		if (!o->ended)
+			unhash_entry(s, e);
+		free(e);
+	}
+	if (o->prev)
+		o->prev->next = o->next;
+	else
+		*list = o->next;
+	if (o->next)
+		o->next->prev = o->prev;
+	free(o->sid);
+	free(o->name);
+	free(o);
+}
+
+static void set_name(struct owner *o, const char *name, int from)
+{
+	if (from < o->name_from)
+		return;
+	free(o->name);
+	o->name = xstrdup(name);
+	o->name_from = from;
+}
+
+static const char *name_of(const struct owner *o)
+{
+	return o->name ? o->name : "?";
+}
+
+/* The program named name (made on first sight). */
+static struct owner *program_of(struct tr2_summary *s, const char *name)
+{
+	struct owner *o;
+
+	for (o = s->programs; o; o = o->next)
+		if (!strcmp(o->name, name))
+			return o;
+	o = new_owner(s, &s->programs, 0, NULL);
+	set_name(o, name, NAME_CMD);
+	return o;
+}
+
+/* Process o has ended: its keys leave the key space.  Per program, its
+ * entries are added into its program's (one process more when it has any)
+ * and it is forgotten; per process its entries stay for the tables, out of
+ * the hash (nothing looks them up again), unless it has none. */
+static void end_process(struct tr2_summary *s, struct owner *o)
+{
+	s->live_keys -= o->nkeys;
+	if (s->per_program) {
+		struct owner *prog = program_of(s, name_of(o));
+
+		prog->procs += o->nkeys != 0;
+		for (struct entry *e = o->entries; e; e = e->onext) {
+			uint64_t h = hash_of(e->strings_hash, prog);
+			struct entry *pe = find_entry(s, prog, e->kind, h, e->cat, e->cat_len, e->label,
+						      e->label_len);
+
+			if (!pe)
+				pe = add_entry(s, prog, e->kind, e->strings_hash, h, e->cat, e->cat_len,
+					       e->label, e->label_len);
+			tr2_agg_merge(&pe->v, &e->v);
+		}
+	} else if (o->nkeys) {
+		for (struct entry *e = o->entries; e; e = e->onext)
+			unhash_entry(s, e);
+		o->ended = 1;
+		return;
+	}
+	drop_owner(s, &s->procs, o);
+}
+
+static struct pid_info *pid_info_of(struct tr2_summary *s, uint32_t pid)
+{
+	struct pid_info *p = s->last_pid;
+
+	if (p && p->pid == pid)
+		return p;
+	for (p = s->pids[pid % PID_BUCKETS]; p && p->pid != pid; p = p->hnext)
+		;
+	if (!p) {
+		p = xcalloc(1, sizeof(*p));
+		p->pid = pid;
+		p->hnext = s->pids[pid % PID_BUCKETS];
+		s->pids[pid % PID_BUCKETS] = p;
+	}
+	return s->last_pid = p;
+}
+
+/* The process of session sid in pid: the pid's process now, or a new one
+ * (exec) that ends it. */
+static struct owner *process_of(struct tr2_summary *s, uint32_t pid, const char *sid)
+{
+	struct pid_info *p = pid_info_of(s, pid);
+
+	sid = sid ? sid : "";
+	if (p->cur && !strcmp(p->cur->sid, sid))
+		return p->cur;
+	if (p->cur)
+		end_process(s, p->cur);
+	p->cur = new_owner(s, &s->procs, pid, sid);
+	if (p->comm[0])
+		set_name(p->cur, p->comm, NAME_COMM);
+	return p->cur;
+}
+
+void tr2_summary_comm(struct tr2_summary *s, uint32_t pid, const char *comm)
+{
+	struct pid_info *p = pid_info_of(s, pid);
+
+	snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "");
+	if (p->cur && p->cur->name_from == NAME_NONE && p->comm[0])
+		set_name(p->cur, p->comm, NAME_COMM);
+}
+
+void tr2_summary_proc_gone(struct tr2_summary *s, uint32_t pid)
+{
+	struct pid_info **pp, *p;
+
+	for (pp = &s->pids[pid % PID_BUCKETS]; *pp && (*pp)->pid != pid; pp = &(*pp)->hnext)
+		;
+	if (!(p = *pp))
+		return;
+	*pp = p->hnext;
+	if (s->last_pid == p)
+		s->last_pid = NULL;
+	if (p->cur)
+		end_process(s, p->cur);
+	free(p);
+}
+
+/* --- events -------------------------------------------------------------- */
+
+/* floor(log2(v)), 0 for v < 2: the histogram slot of a duration. */
+static inline int log2_slot(uint64_t v)
+{
+	return v < 2 ? 0 : 63 - __builtin_clzll(v);
+}
+
+/* One more value x: count, sum (wrapping), min, max. */
+static inline void add_value(struct tr2_agg *v, int64_t x)
+{
+	if (!v->count || x < v->min)
+		v->min = x;
+	if (!v->count || x > v->max)
+		v->max = x;
+	v->count++;
+	v->sum = (int64_t)((uint64_t)v->sum + (uint64_t)x);
+}
+
+void tr2_summary_event(struct tr2_summary *s, uint32_t pid, const struct tr2_ev *ev)
+{
+	struct entry *e;
+	int64_t len;
+
+	switch (ev->kind) {
+	case TR2_EV_REGION_ENTER:
+	case TR2_EV_REGION_LEAVE:
+		if (ev->nesting > TR2_SUMMARY_NESTING_MAX) {
+			s->lost[LOST_DEEP]++;
+			return;
+		}
+		e = entry_of(s, process_of(s, pid, ev->sid), KIND_REGION, ev->category, ev->label);
+		break;
+	case TR2_EV_DATA:
+		if (!ev->has_intval)
+			return;
+		e = entry_of(s, process_of(s, pid, ev->sid), KIND_DATA, ev->category, ev->key);
+		break;
+	case TR2_EV_CMD_NAME:
+		set_name(process_of(s, pid, ev->sid), ev->name, NAME_CMD);
+		return;
+	case TR2_EV_START:
+		if (ev->argv && ev->argv[0])
+			set_name(process_of(s, pid, ev->sid), ev->argv[0], NAME_ARGV0);
+		return;
+	default:
+		return;
+	}
+	if (!e) {
+		s->lost[LOST_FULL]++;
+		return;
+	}
+	switch (ev->kind) {
+	case TR2_EV_REGION_ENTER:
+		e->v.open++;
+		break;
+	case TR2_EV_REGION_LEAVE:
+		if (!ev->has_t_rel) {
+			e->v.before++;
 			break;
 		}
-}
-
-static int cmp_gone(const void *a, const void *b)
-{
-	const struct gone *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* The gone-list entry of pid, or NULL (the gone list can be long: every
- * process that ended since the last table). */
-static struct gone *find_gone(struct tr2_summary *s, uint32_t pid)
-{
-	struct gone key = { .pid = pid };
-	int lo = 0, hi = s->ngone;
-
-	if (!s->gone_sorted && s->ngone)
-		qsort(s->gone, s->ngone, sizeof(*s->gone), cmp_gone);
-	s->gone_sorted = 1;
-	while (lo < hi) {   /* the first entry of pid: bsearch may find any */
-		int mid = lo + (hi - lo) / 2;
-
-		if (cmp_gone(&s->gone[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+		len = ev->t_rel_ns > 0 ? ev->t_rel_ns : 0;
+		add_value(&e->v, len);
+		e->v.hist[log2_slot((uint64_t)len)]++;
+		/* none open: left under other strings than it was entered */
+		if (e->v.open)
+			e->v.open--;
+		break;
+	default:
+		add_value(&e->v, ev->intval);
+		e->v.last = ev->intval;
+		break;
 	}
-	return lo < s->ngone && s->gone[lo].pid == pid ? &s->gone[lo] : NULL;
 }
 
-/* Until the summary is fed the model's events (in the works): names none. */
-void tr2_summary_record(struct tr2_summary *s, const void *d)
+/* --- tables ---------------------------------------------------------------- */
+
+/* A row of a table: an entry of a process, or per program the entries of
+ * one program's processes with the same strings added up. */
+struct row {
+	uint32_t pid;           /* per program: 0 once added up */
+	uint64_t id;            /* the process's owner id (a pid's images in order); per program 0 */
+	const char *name;       /* the process's or the program's */
+	uint64_t nprocs;        /* per program: the processes its table adds up */
+	uint32_t kind;
+	const char *cat, *label;
+	struct tr2_agg v;
+};
+
+static void row_of(struct row *r, const struct owner *o, const struct entry *e)
 {
-	(void)s;
-	(void)d;
-	(void)set_name;
-	(void)proc_gone;
+	memset(r, 0, sizeof(*r));
+	r->pid = o->pid;
+	r->id = o->id;
+	r->name = name_of(o);
+	r->kind = e->kind;
+	r->cat = e->cat;
+	r->label = e->label;
+	r->v = e->v;
 }
 
-static size_t key_hash(const struct tr2_agg_key *k)
-{
-	uint64_t h = k->pid * 0x9e3779b97f4a7c15ull;
-
-	h = (h ^ k->flags ^ k->exec_id) * 0x9e3779b97f4a7c15ull;
-	h = (h ^ k->cat) * 0x9e3779b97f4a7c15ull;
-	h = (h ^ k->label) * 0x9e3779b97f4a7c15ull;
-	return h ^ h >> 31;
-}
-
-void tr2_summary_put(struct tr2_summary *s, const struct tr2_agg_key *k, const struct tr2_agg_val *v)
-{
-	size_t i;
-
-	if (2 * (s->n + 1) > s->cap) {
-		struct entry *old = s->tab;
-		size_t oldcap = s->cap;
-
-		s->cap = s->cap ? 2 * s->cap : 256;
-		s->tab = calloc(s->cap, sizeof(*s->tab));
-		if (!s->tab)
-			abort();
-		s->n = 0;
-		for (size_t j = 0; j < oldcap; j++)
-			if (old[j].used)
-				tr2_summary_put(s, &old[j].k, &old[j].v);
-		free(old);
-	}
-	for (i = key_hash(k) & (s->cap - 1); s->tab[i].used; i = (i + 1) & (s->cap - 1))
-		if (!memcmp(&s->tab[i].k, k, sizeof(*k)))
-			break;
-	if (!s->tab[i].used) {
-		s->tab[i].used = 1;
-		s->tab[i].k = *k;
-		s->n++;
-	}
-	s->tab[i].v = *v;
-	/* The names come from the eBPF side: make sure they end. */
-	s->tab[i].v.cat[TR2_AGG_CAT_MAX - 1] = 0;
-	s->tab[i].v.label[TR2_AGG_LABEL_MAX - 1] = 0;
-}
-
-/* Whether process pid has exited and been reaped. */
-static int pid_gone(uint32_t pid)
-{
-	return kill((pid_t)pid, 0) && errno == ESRCH;
-}
-
-static void read_maps(struct tr2_summary *s)
-{
-	struct tr2_agg_key key, next, *prev = NULL, *dead = NULL;
-	struct tr2_agg_val v;
-	int ndead = 0, cap = 0, ncpu;
-	uint32_t gone_pid = 0, live_pid = 0;
-
-	if (s->aggs_fd < 0)
-		return;
-	while (!bpf_map_get_next_key(s->aggs_fd, prev, &next)) {
-		int gone;
-
-		key = next;
-		prev = &key;
-		/* Whether the process is gone is decided before its value is
-		 * read: then that value is its last, and the entry can go.  Per
-		 * program, one that has ended (not reaped yet) is gone too: its
-		 * entries are added into its program, so must not be read again. */
-		gone = key.pid == gone_pid ||
-		       (key.pid != live_pid && (find_gone(s, key.pid) || pid_gone(key.pid)));
-		if (gone)
-			gone_pid = key.pid;
-		else
-			live_pid = key.pid;
-		if (bpf_map_lookup_elem(s->aggs_fd, &key, &v))
-			continue;
-		tr2_summary_put(s, &key, &v);
-		if (gone) {
-			dead = tr2_grow(dead, ndead, &cap, sizeof(*dead));
-			dead[ndead++] = key;
-		}
-	}
-	for (int i = 0; i < ndead; i++)
-		bpf_map_delete_elem(s->aggs_fd, &dead[i]);
-	free(dead);
-
-	ncpu = libbpf_num_possible_cpus();
-	if (s->lost_fd < 0 || ncpu <= 0)
-		return;
-	uint64_t *per = calloc(ncpu, sizeof(*per));
-
-	if (!per)
-		abort();
-	for (uint32_t i = 0; i < TR2_AGG_LOST__COUNT; i++) {
-		if (bpf_map_lookup_elem(s->lost_fd, &i, per))
-			continue;
-		s->lost[i] = 0;
-		for (int c = 0; c < ncpu; c++)
-			s->lost[i] += per[c];
-	}
-	free(per);
-}
-
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct entry *x = *(const struct entry *const *)a, *y = *(const struct entry *const *)b;
-	int c;
-
-	if (x->k.pid != y->k.pid)
-		return x->k.pid < y->k.pid ? -1 : 1;
-	if (x->k.exec_id != y->k.exec_id)
-		return x->k.exec_id < y->k.exec_id ? -1 : 1;
-	if ((x->k.flags & 3) != (y->k.flags & 3))
-		return (x->k.flags & 3) < (y->k.flags & 3) ? -1 : 1;
-	c = strcmp(x->v.cat, y->v.cat);
-	return c ? c : strcmp(x->v.label, y->v.label);
-}
-
-/* Per process (pid, exec_id) or per program (by name); then regions by
- * total time, largest first, then by name; data by name. */
+/* The order of the rows: per process by (pid, id), per program by name
+ * (pid and id 0); then regions by total time, largest first, then by
+ * name; data by name. */
 static int cmp_row(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
 	int c;
 
-	if (x->prog && y->prog) {
-		if ((c = strcmp(x->prog, y->prog)))
-			return c;
-	} else {
-		if (x->pid != y->pid)
-			return x->pid < y->pid ? -1 : 1;
-		if (x->exec_id != y->exec_id)
-			return x->exec_id < y->exec_id ? -1 : 1;
-	}
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	if (x->kind == TR2_AGGK_REGION && x->v.sum != y->v.sum)
+	if (x->kind == KIND_REGION && x->v.sum != y->v.sum)
 		return x->v.sum > y->v.sum ? -1 : 1;
-	c = strcmp(x->v.cat, y->v.cat);
-	return c ? c : strcmp(x->v.label, y->v.label);
+	c = strcmp(x->cat, y->cat);
+	return c ? c : strcmp(x->label, y->label);
 }
 
-/* Per program: the order of rows by (program, kind, category, label), then
- * seq: ended processes first (seq 0 once added up; before that, the order
- * they ended in from 1), then the live ones (seq UINT64_MAX) by pid and
- * exec_id, so that merging in this order leaves a data row's `last` to
- * the last of them. */
+/* Per program, the order in which rows of the same strings are added up:
+ * the program's (pid 0: its ended processes) first, then the live ones by
+ * pid and id, so that a data row's `last` is the last of them. */
 static int cmp_strings(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
-	int c = strcmp(x->prog, y->prog);
+	int c;
 
-	if (c)
+	if ((c = strcmp(x->name, y->name)))
 		return c;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	if ((c = strcmp(x->v.cat, y->v.cat)) || (c = strcmp(x->v.label, y->v.label)))
+	if ((c = strcmp(x->cat, y->cat)) || (c = strcmp(x->label, y->label)))
 		return c;
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	return x->exec_id < y->exec_id ? -1 : x->exec_id > y->exec_id;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Sorts r[0..n) by cmp_strings and merges the rows of equal strings into
- * the first of them; returns the rows left. */
-static int merge_rows(struct row *r, int n)
+/* Per program: rows r[0..n) added up by (program, kind, strings), each
+ * program's rows with its number of processes; returns the rows left. */
+static int program_rows(struct tr2_summary *s, struct row *r, int n)
 {
 	int nr = 0;
 
 	if (n)
 		qsort(r, n, sizeof(*r), cmp_strings);
 	for (int i = 0; i < n; i++) {
-		if (nr && !strcmp(r[nr - 1].prog, r[i].prog) && r[nr - 1].kind == r[i].kind &&
-		    !strcmp(r[nr - 1].v.cat, r[i].v.cat) && !strcmp(r[nr - 1].v.label, r[i].v.label)) {
-			tr2_agg_merge(&r[nr - 1].v, &r[i].v);
+		struct row *last = nr ? &r[nr - 1] : NULL;
+
+		if (last && !strcmp(last->name, r[i].name) && last->kind == r[i].kind &&
+		    !strcmp(last->cat, r[i].cat) && !strcmp(last->label, r[i].label)) {
+			tr2_agg_merge(&last->v, &r[i].v);
 			continue;
 		}
-		r[nr++] = r[i];
+		r[nr] = r[i];
+		r[nr].pid = 0;
+		r[nr].id = 0;
+		if (last && !strcmp(last->name, r[i].name)) {
+			r[nr++].nprocs = last->nprocs;
+			continue;
+		}
+		/* a program's first row: its ended processes, then its live ones with values */
+		for (const struct owner *o = s->programs; o; o = o->next)
+			if (!strcmp(o->name, r[nr].name))
+				r[nr].nprocs = o->procs;
+		for (const struct owner *o = s->procs; o; o = o->next)
+			if (o->nkeys && !strcmp(name_of(o), r[nr].name))
+				r[nr].nprocs++;
+		nr++;
 	}
 	return nr;
 }
 
-/* The program named name (made on first sight). */
-static struct program *program_of(struct tr2_summary *s, const char *name)
+/* The rows of a table, sorted. */
+static struct row *make_rows(struct tr2_summary *s, int *nrows)
 {
-	for (int i = 0; i < s->nprogs; i++)
-		if (!strcmp(s->progs[i].name, name))
-			return &s->progs[i];
-	s->progs = tr2_grow(s->progs, s->nprogs, &s->cap_progs, sizeof(*s->progs));
-	s->progs[s->nprogs].name = strdup(name);
-	if (!s->progs[s->nprogs].name)
-		abort();
-	s->progs[s->nprogs].procs = 0;
-	return &s->progs[s->nprogs++];
-}
+	unsigned long n = 0;
+	struct row *rows;
+	int nr = 0;
 
-static int cmp_pid_exec(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->exec_id < y->exec_id ? -1 : x->exec_id > y->exec_id;
-}
-
-/*
- * Per program: the entries of the processes that have ended (the gone
- * list) leave tab and are added into their programs' rows (folded), so
- * that what is kept is bounded by the processes alive and the programs
- * seen, not by every process that has come and gone; each (pid, exec_id)
- * among them counts as one process of its program.
- */
-static void fold_gone(struct tr2_summary *s)
-{
-	struct entry *kept;
-	struct row *added;
-	int nadded = 0, nkept = 0;
-
-	if (!s->ngone)
-		return;
-	kept = malloc((s->n + 1) * sizeof(*kept));
-	added = malloc((s->n + 1) * sizeof(*added));
-	if (!kept || !added)
-		abort();
-	for (size_t i = 0; i < s->cap; i++) {
-		struct entry *e = &s->tab[i];
-		struct gone *g;
-
-		if (!e->used)
-			continue;
-		g = find_gone(s, e->k.pid);
-		if (!g) {
-			kept[nkept++] = *e;
-			continue;
-		}
-		memset(&added[nadded], 0, sizeof(added[nadded]));
-		added[nadded].pid = e->k.pid;
-		added[nadded].exec_id = e->k.exec_id;
-		added[nadded].prog = program_of(s, g->name)->name;
-		added[nadded].seq = 1 + (uint64_t)g->order;
-		added[nadded].kind = e->k.flags & 3;
-		added[nadded++].v = e->v;
-	}
-	/* the processes: one per (pid, exec_id) */
-	if (nadded)
-		qsort(added, nadded, sizeof(*added), cmp_pid_exec);
-	for (int i = 0; i < nadded; i++)
-		if (!i || cmp_pid_exec(&added[i - 1], &added[i]))
-			program_of(s, added[i].prog)->procs++;
-	/* tab without them */
-	memset(s->tab, 0, s->cap * sizeof(*s->tab));
-	s->n = 0;
-	for (int i = 0; i < nkept; i++)
-		tr2_summary_put(s, &kept[i].k, &kept[i].v);
-	/* folded with them, one row per strings again */
-	for (int i = 0; i < nadded; i++) {
-		s->folded = tr2_grow(s->folded, s->nfolded, &s->cap_folded, sizeof(*s->folded));
-		s->folded[s->nfolded++] = added[i];
-	}
-	s->nfolded = merge_rows(s->folded, s->nfolded);
-	for (int i = 0; i < s->nfolded; i++)
-		s->folded[i].seq = 0;
-	for (int i = 0; i < s->ngone; i++)
-		free(s->gone[i].name);
-	s->ngone = 0;
-	free(kept);
-	free(added);
-}
-
-static int cmp_prog_pid(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-	int c = strcmp(x->prog, y->prog);
-
-	return c ? c : cmp_pid_exec(a, b);
-}
-
-/* Per program: the rows, the ended processes' and the live ones' merged by
- * (program, kind, strings), sorted as cmp_row sorts them; each program's
- * rows carry how many processes they add up (nprocs). */
-static struct row *program_rows(struct tr2_summary *s, int *nrows)
-{
-	struct row *rows, *live;
-	int nr = 0, nlive = 0;
-
-	fold_gone(s);
-	rows = malloc((s->n + s->nfolded + 1) * sizeof(*rows));
-	live = malloc((s->n + 1) * sizeof(*live));
-	if (!rows || !live)
-		abort();
-	for (int i = 0; i < s->nfolded; i++)
-		rows[nr++] = s->folded[i];
-	for (size_t i = 0; i < s->cap; i++) {
-		const struct entry *e = &s->tab[i];
-
-		if (!e->used)
-			continue;
-		memset(&rows[nr], 0, sizeof(rows[nr]));
-		rows[nr].pid = e->k.pid;
-		rows[nr].exec_id = e->k.exec_id;
-		rows[nr].prog = name_of(s, e->k.pid);
-		rows[nr].seq = UINT64_MAX;
-		rows[nr].kind = e->k.flags & 3;
-		rows[nr].v = e->v;
-		live[nlive++] = rows[nr++];
-	}
-	nr = merge_rows(rows, nr);
-	/* live processes: one per (program, pid, exec_id) */
-	if (nlive)
-		qsort(live, nlive, sizeof(*live), cmp_prog_pid);
-	for (int i = 0; i < nr; i++) {
-		if (i && !strcmp(rows[i - 1].prog, rows[i].prog)) {
-			rows[i].nprocs = rows[i - 1].nprocs;
-			continue;
-		}
-		rows[i].nprocs = 0;
-		for (int j = 0; j < s->nprogs; j++)
-			if (!strcmp(s->progs[j].name, rows[i].prog))
-				rows[i].nprocs = s->progs[j].procs;
-		for (int j = 0; j < nlive; j++)
-			if (!strcmp(live[j].prog, rows[i].prog) && !(j && !cmp_prog_pid(&live[j - 1], &live[j])))
-				rows[i].nprocs++;
-	}
-	free(live);
+	for (const struct owner *o = s->procs; o; o = o->next)
+		n += o->nkeys;
+	for (const struct owner *o = s->programs; o; o = o->next)
+		n += o->nkeys;
+	rows = xcalloc(n + 1, sizeof(*rows));
+	for (const struct owner *o = s->procs; o; o = o->next)
+		for (const struct entry *e = o->entries; e; e = e->onext)
+			row_of(&rows[nr++], o, e);
+	for (const struct owner *o = s->programs; o; o = o->next)
+		for (const struct entry *e = o->entries; e; e = e->onext)
+			row_of(&rows[nr++], o, e);
+	if (s->per_program)
+		nr = program_rows(s, rows, nr);
 	if (nr)
 		qsort(rows, nr, sizeof(*rows), cmp_row);
 	*nrows = nr;
 	return rows;
-}
-
-/* The rows: entries merged by (process, program, kind, strings), sorted;
- * per program, program_rows'. */
-static struct row *make_rows(struct tr2_summary *s, int *nrows)
-{
-	struct entry **e;
-	struct row *rows;
-	size_t n = 0;
-	int nr = 0;
-
-	if (s->per_program)
-		return program_rows(s, nrows);
-	e = malloc((s->n + 1) * sizeof(*e));
-	rows = malloc((s->n + 1) * sizeof(*rows));
-	if (!e || !rows)
-		abort();
-	for (size_t i = 0; i < s->cap; i++)
-		if (s->tab[i].used)
-			e[n++] = &s->tab[i];
-	qsort(e, n, sizeof(*e), cmp_entry);
-	for (size_t i = 0; i < n; i++) {
-		if (i && !cmp_entry(&e[i - 1], &e[i])) {
-			tr2_agg_merge(&rows[nr - 1].v, &e[i]->v);
-			continue;
-		}
-		memset(&rows[nr], 0, sizeof(rows[nr]));
-		rows[nr].pid = e[i]->k.pid;
-		rows[nr].exec_id = e[i]->k.exec_id;
-		rows[nr].kind = e[i]->k.flags & 3;
-		rows[nr].v = e[i]->v;
-		nr++;
-	}
-	free(e);
-	qsort(rows, nr, sizeof(*rows), cmp_row);
-	*nrows = nr;
-	return rows;
-}
-
-static const char *name_of(struct tr2_summary *s, uint32_t pid)
-{
-	for (int i = 0; i < s->nnames; i++)
-		if (s->names[i].pid == pid && s->names[i].name)
-			return s->names[i].name;
-	return "?";
 }
 
 /* ns as PERF shows durations: truncated to µs, seconds with 6 decimals. */
@@ -681,9 +698,9 @@ static void json_names(struct tr2_buf *js, int comma, const struct row *r, const
 	if (comma)
 		tr2_buf_putc(js, ',');
 	tr2_buf_addlit(js, "{\"category\":");
-	tr2_json_add_string(js, r->v.cat);
+	tr2_json_add_string(js, r->cat);
 	add_fmt(js, ",\"%s\":", what);
-	tr2_json_add_string(js, r->v.label);
+	tr2_json_add_string(js, r->label);
 }
 
 static void format_process(struct tr2_summary *s, struct tr2_buf *b, struct tr2_buf *js,
@@ -692,26 +709,26 @@ static void format_process(struct tr2_summary *s, struct tr2_buf *b, struct tr2_
 	int catw = 8, nreg = 0, ndata = 0, first;
 
 	for (int i = 0; i < n; i++) {
-		int w = strlen(r[i].v.cat);
+		int w = strlen(r[i].cat);
 
 		if (w > catw)
 			catw = w;
-		if (r[i].kind == TR2_AGGK_REGION)
+		if (r[i].kind == KIND_REGION)
 			nreg++;
 		else
 			ndata++;
 	}
-	if (b && r[0].prog)
-		add_fmt(b, "\nprogram %s: %llu process%s\n", r[0].prog, (unsigned long long)r[0].nprocs,
+	if (b && s->per_program)
+		add_fmt(b, "\nprogram %s: %llu process%s\n", r[0].name, (unsigned long long)r[0].nprocs,
 			r[0].nprocs == 1 ? "" : "es");
 	else if (b)
-		add_fmt(b, "\npid %u %s\n", r[0].pid, name_of(s, r[0].pid));
+		add_fmt(b, "\npid %u %s\n", r[0].pid, r[0].name);
 	if (b) {
 		if (nreg)
 			add_fmt(b, "%9s %10s %10s %10s %10s %10s %10s %5s %6s  %-*s %s\n", "count", "total",
 				"mean", "min", "max", "p50", "p99", "open", "before", catw, "category", "label");
 		for (int i = 0; i < nreg; i++) {
-			const struct tr2_agg_val *v = &r[i].v;
+			const struct tr2_agg *v = &r[i].v;
 
 			add_fmt(b, "%9llu ", (unsigned long long)v->count);
 			if (v->count) {
@@ -730,38 +747,38 @@ static void format_process(struct tr2_summary *s, struct tr2_buf *b, struct tr2_
 				add_fmt(b, "%10s %10s %10s %10s %10s %10s", "-", "-", "-", "-", "-", "-");
 			}
 			add_fmt(b, " %5llu %6llu  %-*s %s\n", (unsigned long long)v->open,
-				(unsigned long long)v->before, catw, r[i].v.cat, r[i].v.label);
+				(unsigned long long)v->before, catw, r[i].cat, r[i].label);
 		}
 		if (ndata)
 			add_fmt(b, "%9s %10s %10s %10s %10s  %-*s %s\n", "count", "sum", "min", "max", "last",
 				catw, "category", "key");
 		for (int i = nreg; i < n; i++) {
-			const struct tr2_agg_val *v = &r[i].v;
+			const struct tr2_agg *v = &r[i].v;
 
 			add_fmt(b, "%9llu %10lld %10lld %10lld %10lld  %-*s %s\n", (unsigned long long)v->count,
 				(long long)v->sum, (long long)v->min, (long long)v->max, (long long)v->last,
-				catw, r[i].v.cat, r[i].v.label);
+				catw, r[i].cat, r[i].label);
 		}
 		for (int i = 0; s->hist && i < nreg; i++) {
 			if (!r[i].v.count)
 				continue;
-			add_fmt(b, "\n%s %s\n", r[i].v.cat, r[i].v.label);
-			tr2_hist_print(b, r[i].v.hist, TR2_AGG_SLOTS, "nsecs");
+			add_fmt(b, "\n%s %s\n", r[i].cat, r[i].label);
+			tr2_hist_print(b, r[i].v.hist, TR2_HIST_SLOTS, "nsecs");
 		}
 	}
 	if (!js)
 		return;
-	if (r[0].prog) {
+	if (s->per_program) {
 		tr2_buf_addlit(js, "{\"name\":");
-		tr2_json_add_string(js, r[0].prog);
+		tr2_json_add_string(js, r[0].name);
 		add_fmt(js, ",\"processes\":%llu", (unsigned long long)r[0].nprocs);
 	} else {
 		add_fmt(js, "{\"pid\":%u,\"name\":", r[0].pid);
-		tr2_json_add_string(js, name_of(s, r[0].pid));
+		tr2_json_add_string(js, r[0].name);
 	}
 	tr2_buf_addlit(js, ",\"regions\":[");
 	for (int i = 0; i < nreg; i++) {
-		const struct tr2_agg_val *v = &r[i].v;
+		const struct tr2_agg *v = &r[i].v;
 
 		json_names(js, i > 0, &r[i], "label");
 		add_fmt(js, ",\"count\":%llu,\"open\":%llu,\"before\":%llu,\"total_ns\":%lld",
@@ -778,7 +795,7 @@ static void format_process(struct tr2_summary *s, struct tr2_buf *b, struct tr2_
 		}
 		tr2_buf_addlit(js, ",\"hist\":[");
 		first = 1;
-		for (int j = 0; j < TR2_AGG_SLOTS; j++) {
+		for (int j = 0; j < TR2_HIST_SLOTS; j++) {
 			if (!v->hist[j])
 				continue;
 			add_fmt(js, "%s{\"low\":%llu,\"high\":%llu,\"count\":%llu}", first ? "" : ",",
@@ -790,7 +807,7 @@ static void format_process(struct tr2_summary *s, struct tr2_buf *b, struct tr2_
 	}
 	tr2_buf_addlit(js, "],\"data\":[");
 	for (int i = nreg; i < n; i++) {
-		const struct tr2_agg_val *v = &r[i].v;
+		const struct tr2_agg *v = &r[i].v;
 
 		json_names(js, i > nreg, &r[i], "key");
 		add_fmt(js, ",\"count\":%llu,\"sum\":%lld,\"min\":%lld,\"max\":%lld,\"last\":%lld}",
@@ -805,7 +822,7 @@ void tr2_summary_format(struct tr2_summary *s, struct tr2_buf *b, struct tr2_buf
 {
 	int nrows, first = 1;
 	struct row *rows = make_rows(s, &nrows);
-	uint64_t lost = s->lost[TR2_AGG_LOST_FULL] + s->lost[TR2_AGG_LOST_DEEP];
+	uint64_t lost = s->lost[LOST_FULL] + s->lost[LOST_DEEP];
 
 	if (b)
 		add_fmt(b, "%s tr2-bpf summary after %.3f s%s: durations in seconds, p50 and p99 approximate\n",
@@ -817,8 +834,8 @@ void tr2_summary_format(struct tr2_summary *s, struct tr2_buf *b, struct tr2_buf
 			s->per_program ? "programs" : "processes");
 	}
 	for (int i = 0, j; i < nrows; i = j) {
-		for (j = i + 1; j < nrows && (s->per_program ? !strcmp(rows[j].prog, rows[i].prog) :
-					      rows[j].pid == rows[i].pid && rows[j].exec_id == rows[i].exec_id); j++)
+		for (j = i + 1; j < nrows && rows[j].pid == rows[i].pid && rows[j].id == rows[i].id &&
+				       !strcmp(rows[j].name, rows[i].name); j++)
 			;
 		if (js && !first)
 			tr2_buf_putc(js, ',');
@@ -829,12 +846,12 @@ void tr2_summary_format(struct tr2_summary *s, struct tr2_buf *b, struct tr2_buf
 		tr2_buf_addlit(b, "no regions or data values yet\n");
 	if (b && lost)
 		add_fmt(b, "\nnot aggregated: %llu events (key space full: %llu; regions nested deeper than %d: %llu)\n",
-			(unsigned long long)lost, (unsigned long long)s->lost[TR2_AGG_LOST_FULL], TR2_REGION_MAX,
-			(unsigned long long)s->lost[TR2_AGG_LOST_DEEP]);
+			(unsigned long long)lost, (unsigned long long)s->lost[LOST_FULL], TR2_SUMMARY_NESTING_MAX,
+			(unsigned long long)s->lost[LOST_DEEP]);
 	if (js)
 		add_fmt(js, "],\"not_aggregated\":{\"key_space_full\":%llu,\"too_deep\":%llu}}\n",
-			(unsigned long long)s->lost[TR2_AGG_LOST_FULL],
-			(unsigned long long)s->lost[TR2_AGG_LOST_DEEP]);
+			(unsigned long long)s->lost[LOST_FULL],
+			(unsigned long long)s->lost[LOST_DEEP]);
 	free(rows);
 }
 
@@ -845,7 +862,6 @@ void tr2_summary_print(struct tr2_summary *s, uint64_t now_ns, int final)
 	struct tm tm;
 	time_t t;
 
-	read_maps(s);
 	t = (time_t)(((int64_t)now_ns + s->mono_to_real_ns) / 1000000000);
 	gmtime_r(&t, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -870,44 +886,37 @@ void tr2_summary_poll(struct tr2_summary *s, uint64_t now_ns)
 	tr2_summary_print(s, now_ns, 0);
 }
 
-/* The events a value took in: 2 per closed region, 1 per open one or early
- * leave, 1 per data value. */
-static uint64_t events_of(uint32_t kind, const struct tr2_agg_val *v)
-{
-	return kind & TR2_AGGK_REGION ? 2 * v->count + v->open + v->before : v->count;
-}
-
-uint64_t tr2_summary_events(const struct tr2_summary *s)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < s->cap; i++)
-		if (s->tab[i].used)
-			n += events_of(s->tab[i].k.flags, &s->tab[i].v);
-	for (int i = 0; i < s->nfolded; i++)
-		n += events_of(s->folded[i].kind, &s->folded[i].v);
-	return n;
-}
-
 uint64_t tr2_summary_lost(const struct tr2_summary *s)
 {
-	return s->lost[TR2_AGG_LOST_FULL] + s->lost[TR2_AGG_LOST_DEEP];
+	return s->lost[LOST_FULL] + s->lost[LOST_DEEP];
+}
+
+void tr2_summary_kept(const struct tr2_summary *s, unsigned long *procs, unsigned long *keys)
+{
+	*procs = *keys = 0;
+	for (const struct owner *o = s->procs; o; o = o->next) {
+		++*procs;
+		*keys += o->nkeys;
+	}
+	for (const struct owner *o = s->programs; o; o = o->next)
+		*keys += o->nkeys;
 }
 
 void tr2_summary_free(struct tr2_summary *s)
 {
 	if (!s)
 		return;
-	for (int i = 0; i < s->nnames; i++)
-		free(s->names[i].name);
-	for (int i = 0; i < s->ngone; i++)
-		free(s->gone[i].name);
-	for (int i = 0; i < s->nprogs; i++)
-		free(s->progs[i].name);
-	free(s->names);
-	free(s->gone);
-	free(s->progs);
-	free(s->folded);
-	free(s->tab);
+	while (s->procs)
+		drop_owner(s, &s->procs, s->procs);
+	while (s->programs)
+		drop_owner(s, &s->programs, s->programs);
+	for (int i = 0; i < PID_BUCKETS; i++)
+		while (s->pids[i]) {
+			struct pid_info *p = s->pids[i];
+
+			s->pids[i] = p->hnext;
+			free(p);
+		}
+	free(s->buckets);
 	free(s);
 }

@@ -11,10 +11,10 @@ $(BUILD)/tests/test_decode: tests/loader/test_decode.c loader/tr2_decode.c loade
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_decode.c loader/tr2_decode.c $(LDFLAGS) -lcmocka
 
 $(BUILD)/tests/test_summary: tests/loader/test_summary.c loader/tr2_summary.c loader/tr2_summary.h \
-			     bpf/tr2_record.h $(BUILD)/libtr2fmt.a
+			     $(BUILD)/libtr2fmt.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_summary.c loader/tr2_summary.c \
-		$(BUILD)/libtr2fmt.a $(LDFLAGS) -lcmocka -lbpf $(FMT_LIBS)
+		$(BUILD)/libtr2fmt.a $(LDFLAGS) -lcmocka $(FMT_LIBS)
 
 .PHONY: test-loader test-e2e test-reliability test-shapes test-summary test-viewers test-harm test-host test-cmd test-af-unix test-batch
 test-loader: $(LOADER_TESTS)

@@ -218,7 +218,7 @@ static void emit_locked(const struct tr2_ev *ev, uint64_t now)
 
 /* The model's sink: each event to every target, at the time of the call
  * being written; a cmd_name's hierarchy goes to the children, as git's. */
-static void model_emit(void *ctx, const struct tr2_ev *ev)
+static void model_emit(void *ctx, uint32_t pid, const struct tr2_ev *ev)
 {
 	if (ev->kind == TR2_EV_CMD_NAME)
 		setenv("GIT_TRACE2_PARENT_NAME", ev->hierarchy, 1);

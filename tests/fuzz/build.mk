@@ -32,7 +32,7 @@ FUZZ_CXXFLAGS := -g -O1 -fno-omit-frame-pointer -std=gnu++17 -fno-exceptions -fn
 	$(FUZZ_SAN) -D_GNU_SOURCE -Iformatter $(SIMDJSON_CFLAGS)
 FUZZ_LIBS := $(FMT_LIBS) -lm
 FUZZ_LIB_SRCS := $(FMT_SRCS) $(FMT_CXX_SRCS) formatter/tr2_read_event.c \
-	loader/tr2_decode.c loader/tr2_session.c
+	loader/tr2_decode.c loader/tr2_session.c loader/tr2_summary.c
 FUZZ_LIB_OBJS := $(patsubst %.cc,$(FUZZ_DIR)/obj/%.o,$(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o))
 FUZZ_BINS := $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_read_event
 

@@ -1,5 +1,7 @@
 /* fuzz_decode.c: libFuzzer harness for tr2-bpf's record path: ring-buffer
- * bytes -> tr2_decode() -> tr2_session_record() -> every target.
+ * bytes -> tr2_decode() -> tr2_session_record() -> every target, and
+ * --summary's aggregates (tr2_session_set_summary: room for 16 keys, per
+ * program when the input's length is odd), formatted at the end.
  *
  * An input is a run of records, as the ring buffer hands them over one by
  * one: each record's length is the size word of its own header when that is
@@ -30,6 +32,7 @@
 #include "fuzz_targets.h"
 #include "tr2_decode.h"
 #include "tr2_session.h"
+#include "tr2_summary.h"
 
 /* CLOCK_REALTIME - CLOCK_MONOTONIC of a machine up for a while in 2024. */
 #define MONO_TO_REAL_NS INT64_C(1714000000000000000)
@@ -42,10 +45,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct tr2_rec *h = &dec.hdr;
 	struct fuzz_targets ft;
 	struct tr2_sites *sites = tr2_sites_new();
+	struct tr2_summary *sum = tr2_summary_new(1, 1, NULL, MONO_TO_REAL_NS, 0);
+	struct tr2_buf table = { 0 }, json = { 0 };
 	struct tr2_session *s;
 
 	fuzz_targets_open(&ft);
 	s = tr2_session_new(ft.ptr, FUZZ_NTARGETS, MONO_TO_REAL_NS, "H0123abcd");
+	tr2_summary_set_keys(sum, 16);
+	tr2_summary_set_per_program(sum, size & 1);
+	tr2_session_set_summary(s, sum);
 	while (size) {
 		size_t len = size;
 		const char *why = NULL;
@@ -73,6 +81,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	tr2_session_flush(s);
 	(void)tr2_session_events(s);
+	tr2_summary_format(sum, &table, &json, "T", 1, 1);
+	tr2_buf_free(&table);
+	tr2_buf_free(&json);
+	tr2_summary_free(sum);
 	tr2_session_free(s);
 	tr2_sites_free(sites);
 	fuzz_targets_close(&ft);

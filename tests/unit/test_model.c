@@ -18,7 +18,7 @@ struct out {
 	int nsids, ends;
 };
 
-static void sink_emit(void *ctx, const struct tr2_ev *ev)
+static void sink_emit(void *ctx, uint32_t pid, const struct tr2_ev *ev)
 {
 	struct out *o = ctx;
 	struct tr2_tgt_opts opts = { .brief = 1 };
