@@ -160,5 +160,21 @@ expect_eq "hostile: something was lost" yes "$(awk '{ print ($2 > 0 ? "yes" : "n
 masked "$(grep -l 'end _exit$' "$T"/h/*)" > "$T/h.other.m"
 same "hostile: the next program's lines whole (its own file)" "$EXP/batch-end-_exit.perf" "$T/h.other.m"
 
+# ===== 5. t_abs after a hold ===============================================
+# -- CMD holds the program at its exec while tr2-bpf attaches; t_abs starts
+# after the hold, but never after the program's first call (tr2-bpf takes
+# the time before it lets the program go), even under load: 25 runs, the
+# other CPU kept busy.
+bash -c 'while :; do :; done' &
+busy=$!; started+=($busy)
+zero=0
+for i in $(seq 25); do
+	timeout $LIMIT $BPF --perf="$T/ta.p" -- $PROG end _exit > /dev/null 2>&1
+	grep -q '| start  *|     |  0.000000 |' "$T/ta.p" && zero=$((zero + 1))
+	rm -f "$T/ta.p"
+done
+kill $busy
+expect_eq "25 runs held at exec, the other CPU busy: start's t_abs never 0.000000" 0 $zero
+
 echo "batch: $pass passed, $fail failed"
 [ $fail = 0 ]
