@@ -2,7 +2,6 @@
  * the time of their next call (a batch) or their own (the tracer's
  * records), ties by arrival; a batch is decoded one call at a time as it
  * comes to the top, and goes back with its next call's time. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,6 +216,9 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_rec *hdr, const 
 			it->ts = hdr->ts_ns;
 		break;
 	default:
+		/* a thread gone before its first batch came: its announce too */
+		if (hdr->kind == TR2_REC_THREAD_GONE)
+			free(take_info(s, hdr->tid));
 		it = new_item(s, ITEM_REC, hdr->ts_ns);
 		it->hdr = *hdr;
 		break;
