@@ -32,8 +32,9 @@
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
 extern void bpf_task_release(struct task_struct *p) __ksym;
 extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type, u64 value) __ksym;
-/* User memory straight into a ring-buffer record (Linux 6.16+). */
-extern int bpf_probe_read_user_dynptr(struct bpf_dynptr *dptr, u32 off, u32 size, const void *unsafe_ptr) __ksym;
+/* User memory straight into a ring-buffer record (Linux 6.16+; see copy_direct). */
+extern int bpf_probe_read_user_dynptr(struct bpf_dynptr *dptr, u32 off, u32 size,
+				      const void *unsafe_ptr) __ksym __weak;
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -59,6 +60,9 @@ const volatile __u32 tracer_tgid = 0;
  * timer.  A wakeup per record (irq_work, then a cross-CPU wakeup) nearly
  * doubled the cost of an event (BENCHMARKS.md). */
 const volatile __u64 wakeup_bytes = 1 << 20;
+/* The kernel has bpf_probe_read_user_dynptr (6.16): batches are read from
+ * user memory straight into the ring buffer, else through a scratch. */
+const volatile int copy_direct = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -175,6 +175,58 @@ static __always_inline void announce(struct thread_state *ts, struct task_struct
 	ts->announced = 1;
 }
 
+/* Kernels before 6.16 have no bpf_probe_read_user_dynptr: there a batch is
+ * read into this CPU's scratch first, then copied into the ring buffer
+ * (`copy_direct` 0).  A program preempted on the CPU holds it: a drain that
+ * finds it busy counts its calls as lost. */
+struct scratch {
+	struct tr2_rec r;
+	char data[2 * TR2_TBUF_DATA];   /* room past the first piece, for the verifier */
+	__u32 busy;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);         /* one per CPU where copy_direct is 0 (tr2-bpf) */
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+/* The header r and the bytes first bytes at data + off, then the rest at
+ * data (the buffer wraps), into one ring-buffer record; 0, else -1. */
+static __always_inline int copy_out(const struct tr2_rec *r, __u32 bytes, __u32 first, __u64 data, __u32 off)
+{
+	struct bpf_dynptr d;
+	struct scratch *sc;
+	__u32 cpu, rest;
+	int err;
+
+	if (copy_direct) {
+		if (bpf_ringbuf_reserve_dynptr(&events, sizeof(*r) + bytes, 0, &d) ||
+		    bpf_dynptr_write(&d, 0, (void *)r, sizeof(*r), 0) ||
+		    bpf_probe_read_user_dynptr(&d, sizeof(*r), first, (void *)(data + off)) ||
+		    (bytes > first &&
+		     bpf_probe_read_user_dynptr(&d, sizeof(*r) + first, bytes - first, (void *)data))) {
+			bpf_ringbuf_discard_dynptr(&d, 0);
+			return -1;
+		}
+		bpf_ringbuf_submit_dynptr(&d, wake_flags(0));
+		return 0;
+	}
+	cpu = bpf_get_smp_processor_id();
+	sc = bpf_map_lookup_elem(&scratch, &cpu);
+	if (!sc || __sync_lock_test_and_set(&sc->busy, 1))
+		return -1;
+	rest = bytes - first;
+	if (first > TR2_TBUF_DATA || rest > TR2_TBUF_DATA)   /* never: bounds for the verifier */
+		first = rest = 0;
+	sc->r = *r;
+	err = bpf_probe_read_user(sc->data, first, (void *)(data + off)) ||
+	      (rest && bpf_probe_read_user(sc->data + first, rest, (void *)data)) ||
+	      bpf_ringbuf_output(&events, sc, sizeof(*r) + first + rest, wake_flags(0));
+	sc->busy = 0;
+	return err ? -1 : 0;
+}
+
 /* Copies what thread ts (tid, of process pid) wrote into its buffer at addr
  * since the last copy (header h, read now) into one TR2_REC_BATCH record;
  * what cannot be copied counts as lost. */
@@ -186,7 +238,6 @@ static __always_inline void copy_batch(struct thread_state *ts, __u32 pid, __u32
 	__u32 off = TR2_POS_BYTES(ts->tail) & (TR2_TBUF_DATA - 1), first;
 	__u64 data = addr + __builtin_offsetof(struct tr2_tbuf, data);
 	struct tr2_rec r = {};
-	struct bpf_dynptr d;
 
 	ts->tail = h->pos;
 	ts->dropped = h->dropped;
@@ -205,15 +256,10 @@ static __always_inline void copy_batch(struct thread_state *ts, __u32 pid, __u32
 	r.num[1] = lost;
 	r.num[2] = from;
 	first = TR2_TBUF_DATA - off < bytes ? TR2_TBUF_DATA - off : bytes;
-	if (bpf_ringbuf_reserve_dynptr(&events, sizeof(r) + bytes, 0, &d) ||
-	    bpf_dynptr_write(&d, 0, &r, sizeof(r), 0) ||
-	    bpf_probe_read_user_dynptr(&d, sizeof(r), first, (void *)(data + off)) ||
-	    (bytes > first && bpf_probe_read_user_dynptr(&d, sizeof(r) + first, bytes - first, (void *)data))) {
-		bpf_ringbuf_discard_dynptr(&d, 0);
+	if (copy_out(&r, bytes, first, data, off)) {
 		count_lost(pid, calls + lost);
 		return;
 	}
-	bpf_ringbuf_submit_dynptr(&d, wake_flags(0));
 	count_lost(pid, lost);   /* the runtime's: lost before this batch, marked by tr2-bpf */
 }
 

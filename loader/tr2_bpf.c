@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "tr2.skel.h"
@@ -830,6 +831,17 @@ static void parse_options(struct tr2_opts *o, int argc, char **argv)
 	}
 }
 
+/* Whether the running kernel's BTF has name of BTF kind (a kfunc, a
+ * tracepoint's btf_trace_* typedef). */
+static int kernel_has(const char *name, int kind)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int found = vmlinux && btf__find_by_name_kind(vmlinux, name, kind) >= 0;
+
+	btf__free(vmlinux);
+	return found;
+}
+
 int main(int argc, char **argv)
 {
 	static struct tr2_opts opts;
@@ -881,6 +893,16 @@ int main(int argc, char **argv)
 	tr.skel->rodata->tracer_tgid = getpid();
 	tr.skel->rodata->wakeup_bytes = opts.ring_bytes / 4;
 	bpf_map__set_max_entries(tr.skel->maps.events, opts.ring_bytes);
+	/* Before Linux 6.16, batches go through a scratch per CPU (bpf/tr2_batch.bpf.h);
+	 * TR2_BPF_TEST_NO_DIRECT=1 takes that path anywhere, for tests. */
+	tr.skel->rodata->copy_direct = kernel_has("bpf_probe_read_user_dynptr", BTF_KIND_FUNC) &&
+				       !getenv("TR2_BPF_TEST_NO_DIRECT");
+	if (!tr.skel->rodata->copy_direct)
+		bpf_map__set_max_entries(tr.skel->maps.scratch, libbpf_num_possible_cpus());
+	/* Before Linux 6.10 exec has no tracepoint before the old image goes:
+	 * calls waiting in a thread's buffer at an unannounced exec are lost. */
+	if (!kernel_has("btf_trace_sched_prepare_exec", BTF_KIND_TYPEDEF))
+		bpf_program__set_autoload(tr.skel->progs.on_prepare_exec, false);
 	if (!tr.mode->follow)
 		bpf_program__set_autoload(tr.skel->progs.on_fork, false);
 	multi = tr2_attach_prepare(tr.skel->obj);

@@ -71,6 +71,15 @@ for how in thread exec _exit abort crash kill; do
 	expect_eq "end $how: nothing lost" "0 lost" "$(tail -1 "$T/end-$how.err" | sed 's/.*events, //')"
 done
 
+# Kernels before 6.16 copy batches through a scratch per CPU: the same cases
+# on that path (forced here).
+for how in thread exec crash; do
+	TR2_BPF_TEST_NO_DIRECT=1 timeout $LIMIT $BPF --perf="$T/scratch-$how.p" -- $PROG end $how \
+		> /dev/null 2> "$T/scratch-$how.err"
+	masked "$T/scratch-$how.p" > "$T/scratch-$how.m"
+	same "end $how, through the scratch: every line" "$EXP/batch-end-$how.perf" "$T/scratch-$how.m"
+done
+
 # ===== 2. Live =============================================================
 # live NAME MODE SETUP...: tr2_batch MODE 30 (sleep or spin), traced as
 # SETUP says; the region_enter line must be in the file while the program
