@@ -25,7 +25,9 @@ struct tr2_call {
 	int per_thread;          /* timer_*, counter_add: the definition's per_thread */
 	const char *s[4];        /* the probe's strings in argument order; timer_* and
 				    counter_add: category, name; version: exe, then the
-				    EVENT format version the program writes (NULL: "4") */
+				    EVENT format version the program writes (NULL: "4");
+				    cmd_name: name, then the hierarchy the program made
+				    (NULL: the model makes it) */
 	const char *const *vec;  /* start, alias, child_start, exec: argv; cmd_ancestry: names */
 	intmax_t value;          /* data: the integer (s[2] NULL); counter_add: the value */
 	uint64_t metric;         /* timer_*, counter_add: the definition's address, its id */

@@ -196,15 +196,21 @@ static void add_child(struct tr2_proc *p, int id, uint64_t ts)
 	c->start_ns = ts;
 }
 
-/* cmd_name: "<parent's hierarchy>/<name>", the parent's being the one the
- * session started with, so that a second cmd_name replaces the first. */
-static const char *set_hierarchy(struct tr2_proc *p, const char *name)
+/* cmd_name: the hierarchy the program gave, else "<parent's
+ * hierarchy>/<name>", the parent's being the one the session started
+ * with, so that a second cmd_name replaces the first. */
+static const char *set_hierarchy(struct tr2_proc *p, const char *name, const char *given)
 {
 	const char *up = parent_hierarchy(p);
 	size_t n = (up ? strlen(up) + 1 : 0) + strlen(name) + 1;
-	char *hier = xcalloc(1, n);
+	char *hier;
 
-	snprintf(hier, n, "%s%s%s", up ? up : "", up ? "/" : "", name);
+	if (given) {
+		hier = xstrdup(given);
+	} else {
+		hier = xcalloc(1, n);
+		snprintf(hier, n, "%s%s%s", up ? up : "", up ? "/" : "", name);
+	}
 	free(p->hierarchy);
 	return p->hierarchy = hier;
 }
@@ -279,7 +285,7 @@ static void fill(struct tr2_model *m, struct tr2_ev *ev, struct tr2_thread *t, c
 		break;
 	case TRACE2__P_cmd_name:
 		ev->name = c->s[0] ? c->s[0] : "";
-		ev->hierarchy = set_hierarchy(p, ev->name);
+		ev->hierarchy = set_hierarchy(p, ev->name, c->s[1]);
 		break;
 	case TRACE2__P_cmd_mode:
 		ev->mode = c->s[0];

@@ -210,9 +210,24 @@ void trace2__error(TRACE2__SITE_ARGS, const char *msg, const char *fmt)
 		dispatch(&c); \
 	}
 STRING_PROBE(cmd_path)
-STRING_PROBE(cmd_name)
 STRING_PROBE(cmd_mode)
 STRING_PROBE(printf)
+
+void trace2__cmd_name_hierarchy(TRACE2__SITE_ARGS, const char *name, const char *hierarchy)
+{
+	CALL(cmd_name, .s = { name, hierarchy });
+
+	if (PUBLIC(cmd_name)) {
+		touch(name);
+		FIRE(5, cmd_name, name);
+	}
+	dispatch(&c);
+}
+
+void trace2__cmd_name(TRACE2__SITE_ARGS, const char *name)
+{
+	trace2__cmd_name_hierarchy(module, file, line, name, NULL);
+}
 
 void trace2__cmd_ancestry(TRACE2__SITE_ARGS, const char **names)
 {

@@ -209,6 +209,11 @@ TRACE2__API void trace2__signal(TRACE2__SITE_ARGS, int signo);
  * tr2-bpf then writes for the process instead of one of its own; the first
  * 1023 bytes are kept.  Call it before the first event. */
 TRACE2__API void trace2__set_sid(const char *sid);
+/* "cmd_name" with the hierarchy the program computed itself (git's
+ * tr2_cmd_name_get_hierarchy(): GIT_TRACE2_PARENT_NAME at the call, then
+ * "/<name>"), which tracers then write instead of one they make. */
+TRACE2__API void trace2__cmd_name_hierarchy(TRACE2__SITE_ARGS, const char *name,
+					    const char *hierarchy);
 TRACE2__API void trace2__error(TRACE2__SITE_ARGS, const char *msg, const char *fmt);
 TRACE2__API void trace2__cmd_path(TRACE2__SITE_ARGS, const char *path);
 TRACE2__API void trace2__cmd_ancestry(TRACE2__SITE_ARGS, const char **names);
