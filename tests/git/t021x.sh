@@ -6,7 +6,9 @@
 #   tests/git/t021x.sh [BUILD]        (default build; the second run needs root)
 #
 # The second run uses copies of the three scripts whose one change is the line
-# that puts t/helper first in PATH: tests/git/wrap/ goes before it, where git
+# that puts t/helper first in PATH (and the prerequisite PTHREAD, which git
+# 2.39's thread tests want and test-lib never sets, so that they run there
+# too: they pass on git's targets with it): tests/git/wrap/ goes first, where git
 # and test-tool are tests/git/wrap/tr2-bpf-targets, which turns the targets
 # the command asks for (GIT_TRACE2=PATH, the config's trace2.normalTarget,
 # ...) into tr2-bpf --normal=PATH ... -- CMD and turns git's own off.  The
@@ -31,7 +33,10 @@ export TR2_WRAP_LOG="$build/git/t021x-tr2-bpf.log"
 : > "$TR2_WRAP_LOG"
 for s in $scripts; do
 	copy=${s%.sh}-tr2bpf.sh
-	sed "s|^PATH=\"\$TTDIR:\$PATH\"|PATH=\"$here/wrap:\$TTDIR:\$PATH\"|" "$t/$s" > "$t/$copy"
+	# git 2.39's thread tests want a prerequisite PTHREAD that test-lib
+	# never sets (it sets PTHREADS): set it, so that they run here.
+	sed -e "s|^PATH=\"\$TTDIR:\$PATH\"|PATH=\"$here/wrap:\$TTDIR:\$PATH\"|" \
+	    -e 's|^\. \./test-lib\.sh$|&\ntest_set_prereq PTHREAD|' "$t/$s" > "$t/$copy"
 	grep -q "^PATH=\"$here/wrap:" "$t/$copy" || { echo "t021x: no PATH line to change in $s" >&2; exit 2; }
 	echo "# $s, tr2-bpf's targets"
 	(cd "$t" && sh "$copy") || rc=1
