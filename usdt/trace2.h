@@ -46,9 +46,9 @@
  * A program with trace2_* functions of its own (git) defines
  * TRACE2_RUNTIME_ONLY before including this header: it then gets the
  * runtime's entry points (trace2__*, TRACE2__ON) and none of the trace2_*
- * macros, and calls the runtime from its own functions. This header is
- * also installed as <tr2/trace2.h>, a name that a tree with its own
- * trace2.h in its include path does not shadow.
+ * macros, and calls the runtime from its own functions; it includes this
+ * header by a name its own trace2.h does not shadow (git's patch series,
+ * contrib/git/: <tr2/trace2.h>).
  */
 #ifndef TR2_TRACE2_H
 #define TR2_TRACE2_H
