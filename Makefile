@@ -85,6 +85,7 @@ deb:
 
 include bench/build.mk
 include tests/fuzz/build.mk
+include contrib/git/build.mk
 # Last, so that test-deb is the last suite of make test: it installs the
 # packages system-wide and purges them again, even when it fails.
 include tests/deb/build.mk

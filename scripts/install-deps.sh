@@ -4,12 +4,17 @@
 # for tests/install/run.sh (README's first commands as a user with sudo),
 # bpftrace for tests/e2e/harm.sh (another tracer on the public probes),
 # libssl-dev for the unit test that checks the session id's SHA-1 against
-# OpenSSL's (nothing tr2 builds links it).
+# OpenSSL's (nothing tr2 builds links it).  make git (contrib/git/build.sh)
+# fetches Debian's git source with apt-get source (its own apt lists, with
+# Debian's archive keyring), unpacks it with dpkg-source (dpkg-dev, xz-utils),
+# applies the series with patch and builds it (zlib1g-dev); git's t0210-t0212
+# read their traces with perl (JSON::PP).
 # With --bench, also what `make bench` compares against (LTTng-UST, perf).
 set -eu
 pkgs="make gcc g++ clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libssl-dev \
 libsimdjson-dev libcmocka-dev systemtap-sdt-dev libclang-rt-14-dev python3 git \
-man-db mandoc dpkg-dev debhelper lintian chromium sudo bpftrace"
+man-db mandoc dpkg-dev debhelper lintian chromium sudo bpftrace \
+debian-archive-keyring xz-utils patch perl"
 # npm fetches speedscope for tests/e2e/viewers.sh; a Node.js that is not
 # Debian's (NodeSource's) brings its own npm and conflicts with Debian's
 command -v npm > /dev/null || pkgs="$pkgs npm"

@@ -42,9 +42,16 @@
  * probes are in the runtime.
  *
  * All calls are macros: their addresses cannot be taken.
+ *
+ * A program with trace2_* functions of its own (git) defines
+ * TRACE2_RUNTIME_ONLY before including this header: it then gets the
+ * runtime's entry points (trace2__*, TRACE2__ON) and none of the trace2_*
+ * macros, and calls the runtime from its own functions; it includes this
+ * header by a name its own trace2.h does not shadow (git's patch series,
+ * contrib/git/: <tr2/trace2.h>).
  */
-#ifndef TRACE2_H
-#define TRACE2_H
+#ifndef TR2_TRACE2_H
+#define TR2_TRACE2_H
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -245,6 +252,23 @@ TRACE2__API void trace2__timer_stop(TRACE2__SITE_ARGS, const struct trace2_timer
 TRACE2__API void trace2__counter_add(TRACE2__SITE_ARGS, const struct trace2_counter *counter,
 				     intmax_t value);
 
+/* For a program that has its own atexit and signal handling and calls none
+ * of trace2__initialize() (git): the "atexit" event with the exit code, the
+ * "signal" event with the signal number; the "version" event with the
+ * EVENT format version it writes ("3" for git 2.39; tr2's own programs
+ * write "4"); the session id it computed itself ("<parent>/<own>", git's
+ * tr2_sid_get()), which tracers then write for the process instead of one
+ * they make; "cmd_name" with the hierarchy it computed itself (git's
+ * tr2_cmd_name_get_hierarchy(): GIT_TRACE2_PARENT_NAME as it is at the
+ * call, which an earlier cmd_name of the same process may have set, then
+ * "/<name>"). */
+TRACE2__API void trace2__atexit(TRACE2__SITE_ARGS, int code);
+TRACE2__API void trace2__signal(TRACE2__SITE_ARGS, int signo);
+TRACE2__API void trace2__version_evt(TRACE2__SITE_ARGS, const char *exe, const char *evt);
+TRACE2__API void trace2__set_sid(const char *sid);
+TRACE2__API void trace2__cmd_name_hierarchy(TRACE2__SITE_ARGS, const char *name,
+					    const char *hierarchy);
+
 /* trace2_data_string()'s value: NULL is sent as "". */
 static inline const char *trace2__nonnull(const char *value)
 {
@@ -261,6 +285,10 @@ static inline const char *trace2__nonnull(const char *value)
 #define TRACE2__ON(probe) \
 	__builtin_expect((trace2__state.on | trace2__state.sem[TRACE2__P_##probe]) != 0, 0)
 
+/* True while someone listens to any event kind. Reads 29 words. */
+#define TRACE2__OR_SEMAPHORE(probe) | trace2__state.sem[TRACE2__P_##probe]
+#define TRACE2__ANY() ((trace2__state.on TRACE2__PROBES(TRACE2__OR_SEMAPHORE)) != 0)
+
 /* The literals argument of region_enter, region_leave, data and data_json
  * (docs/probes.md): bit 1, 2, 3 set when the call's category, label or key,
  * and msg or value argument is a string literal (or a null pointer
@@ -268,6 +296,8 @@ static inline const char *trace2__nonnull(const char *value)
  * may read them once per call site. A compile-time constant. */
 #define TRACE2__LITERALS(a, b, c) \
 	(2 * __builtin_constant_p(a) + 4 * __builtin_constant_p(b) + 8 * __builtin_constant_p(c))
+
+#ifndef TRACE2_RUNTIME_ONLY
 
 /* While enabled, each macro below evaluates its arguments once, left to
  * right where the order can be seen, into the typed parameters of its
@@ -313,8 +343,7 @@ static inline const char *trace2__nonnull(const char *value)
  * attached to any probe, or an in-process target), else 0. Reads 29 words;
  * use it to skip building expensive data, not around each call.
  */
-#define TRACE2__OR_SEMAPHORE(probe) | trace2__state.sem[TRACE2__P_##probe]
-#define trace2_is_enabled() ((trace2__state.on TRACE2__PROBES(TRACE2__OR_SEMAPHORE)) != 0)
+#define trace2_is_enabled() TRACE2__ANY()
 
 /*
  * void trace2_cmd_start(const char **argv)
@@ -724,4 +753,6 @@ static inline const char *trace2__nonnull(const char *value)
 			trace2__counter_add(TRACE2__SITE, &(ident), (value)); \
 	} while (0)
 
-#endif /* TRACE2_H */
+#endif /* TRACE2_RUNTIME_ONLY */
+
+#endif /* TR2_TRACE2_H */

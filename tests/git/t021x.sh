@@ -1,0 +1,49 @@
+#!/bin/sh
+# git's own Trace2 tests, t0210 (NORMAL), t0211 (PERF) and t0212 (EVENT), on
+# the patched git (make git), twice: as they are, then with tr2-bpf writing
+# every trace file they read in place of git's targets.
+#
+#   tests/git/t021x.sh [BUILD]        (default build; the second run needs root)
+#
+# The second run uses copies of the three scripts whose one change is the line
+# that puts t/helper first in PATH (and the prerequisite PTHREAD, which git
+# 2.39's thread tests want and test-lib never sets, so that they run there
+# too: they pass on git's targets with it): tests/git/wrap/ goes first, where git
+# and test-tool are tests/git/wrap/tr2-bpf-targets, which turns the targets
+# the command asks for (GIT_TRACE2=PATH, the config's trace2.normalTarget,
+# ...) into tr2-bpf --normal=PATH ... -- CMD and turns git's own off.  The
+# expectations are unchanged.  Prints git's TAP lines, then, per script and
+# run, "ok" or the failures, and tr2-bpf's event and loss counts; exits 1 if
+# a run failed or tr2-bpf lost an event.
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "${1:-build}" && pwd)
+t=$build/git/src/t
+[ -x "$build/git/src/t/helper/test-tool" ] || { echo "t021x: no $build/git/src (make git)" >&2; exit 2; }
+scripts="t0210-trace2-normal.sh t0211-trace2-perf.sh t0212-trace2-event.sh"
+rc=0
+
+for s in $scripts; do
+	echo "# $s, git's targets"
+	(cd "$t" && sh "$s") || rc=1
+done
+
+[ "$(id -u)" = 0 ] || { echo "t021x: the runs through tr2-bpf need root" >&2; exit 2; }
+export TR2_WRAP_BPF="$build/tr2-bpf" TR2_WRAP_BUILD="$build/git/src"
+export TR2_WRAP_LOG="$build/git/t021x-tr2-bpf.log"
+: > "$TR2_WRAP_LOG"
+for s in $scripts; do
+	copy=${s%.sh}-tr2bpf.sh
+	# git 2.39's thread tests want a prerequisite PTHREAD that test-lib
+	# never sets (it sets PTHREADS): set it, so that they run here.
+	sed -e "s|^PATH=\"\$TTDIR:\$PATH\"|PATH=\"$here/wrap:\$TTDIR:\$PATH\"|" \
+	    -e 's|^\. \./test-lib\.sh$|&\ntest_set_prereq PTHREAD|' "$t/$s" > "$t/$copy"
+	grep -q "^PATH=\"$here/wrap:" "$t/$copy" || { echo "t021x: no PATH line to change in $s" >&2; exit 2; }
+	echo "# $s, tr2-bpf's targets"
+	(cd "$t" && sh "$copy") || rc=1
+	rm -f "$t/$copy"
+done
+runs=$(grep -c '^tr2-bpf: [0-9]* events, [0-9]* lost$' "$TR2_WRAP_LOG")
+lost=$(sed -n 's/^tr2-bpf: [0-9]* events, \([0-9]*\) lost$/\1/p' "$TR2_WRAP_LOG" | awk '{n += $1} END {print n + 0}')
+echo "# tr2-bpf ran $runs times, $lost events lost (its messages: $TR2_WRAP_LOG)"
+[ "$lost" = 0 ] || rc=1
+exit $rc
