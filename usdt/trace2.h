@@ -252,23 +252,6 @@ TRACE2__API void trace2__timer_stop(TRACE2__SITE_ARGS, const struct trace2_timer
 TRACE2__API void trace2__counter_add(TRACE2__SITE_ARGS, const struct trace2_counter *counter,
 				     intmax_t value);
 
-/* For a program that has its own atexit and signal handling and calls none
- * of trace2__initialize() (git): the "atexit" event with the exit code, the
- * "signal" event with the signal number; the "version" event with the
- * EVENT format version it writes ("3" for git 2.39; tr2's own programs
- * write "4"); the session id it computed itself ("<parent>/<own>", git's
- * tr2_sid_get()), which tracers then write for the process instead of one
- * they make; "cmd_name" with the hierarchy it computed itself (git's
- * tr2_cmd_name_get_hierarchy(): GIT_TRACE2_PARENT_NAME as it is at the
- * call, which an earlier cmd_name of the same process may have set, then
- * "/<name>"). */
-TRACE2__API void trace2__atexit(TRACE2__SITE_ARGS, int code);
-TRACE2__API void trace2__signal(TRACE2__SITE_ARGS, int signo);
-TRACE2__API void trace2__version_evt(TRACE2__SITE_ARGS, const char *exe, const char *evt);
-TRACE2__API void trace2__set_sid(const char *sid);
-TRACE2__API void trace2__cmd_name_hierarchy(TRACE2__SITE_ARGS, const char *name,
-					    const char *hierarchy);
-
 /* trace2_data_string()'s value: NULL is sent as "". */
 static inline const char *trace2__nonnull(const char *value)
 {

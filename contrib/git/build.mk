@@ -18,17 +18,14 @@ git-off:
 	contrib/git/build.sh off $(BUILD)
 
 # Issue 25, point 2: tr2-bpf's lines for git runs against git's own
-# (tests/git/lines.sh; root).  Not in make test yet: it fails until the
-# runtime has the entry points the series calls (contrib/git/runtime-compat.c
-# stands in for them meanwhile).
+# (tests/git/lines.sh; root).
 .PHONY: test-git-lines
 test-git-lines: all git
 	tests/git/lines.sh $(BUILD)
 
 # Issue 25, point 3 (first half): git's t0210-t0212 on the patched git, as
 # they are and with tr2-bpf writing the trace files they read
-# (tests/git/t021x.sh; root).  The second run fails until the runtime has
-# trace2__atexit (t0210 and t0211 read the atexit line).
+# (tests/git/t021x.sh; root).
 .PHONY: test-git-t021x
 test-git-t021x: all git
 	tests/git/t021x.sh $(BUILD)

@@ -111,11 +111,6 @@ if [ "$variant" = tr2 ]; then
 		touch "$out/src/trace2/tr2_usdt.c"
 	fi
 	libs=$out/tr2/libtr2.a
-	# Until the runtime has every entry point the series calls.
-	if ! nm -g --defined-only "$libs" | grep -q ' T trace2__atexit$'; then
-		${CC:-cc} -O2 -c -I"$inc/tr2" -o "$out/tr2/runtime-compat.o" "$here/runtime-compat.c"
-		libs="$libs $out/tr2/runtime-compat.o"
-	fi
 	set -- "$@" USE_TR2=YesPlease TR2_CFLAGS="-I$inc" TR2_LIBS="$libs"
 fi
 echo "build.sh: make -C $out/src -j$jobs $* all install"
