@@ -1,13 +1,18 @@
-/* tr2_tracer.h: tr2-bpf's options and the state of one trace, shared by
- * its main loop (tr2_bpf.c) and the modes that choose which processes are
- * traced (tr2_mode.c). */
+/* tr2_tracer.h: the state of one trace and its run (tr2_tracer.c): what
+ * main (tr2_bpf.c) calls between loading the BPF programs and exiting, and
+ * what the modes that choose which processes are traced (tr2_mode.c) call
+ * back into.  The records are dispatched, losses marked and held processes
+ * let go here. */
 #ifndef TR2_TRACER_H
 #define TR2_TRACER_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "tr2_decode.h"
+#include "tr2_opts.h"
+#include "tr2_tgt.h"
 
 struct tr2_attach;
 struct tr2_bpf;
@@ -16,46 +21,7 @@ struct tr2_dst;
 struct tr2_mode;
 struct tr2_ring;
 struct tr2_session;
-
-/* --summary, --hist, --summary-json, --summary-keys, --summary-by, --category. */
-struct summary_opts {
-	int on, hist, json_set, keys_set;
-	int by_set, by_program;   /* --summary-by: given; =program (tr2_summary_set_per_program) */
-	double interval_s;        /* 0: a table only at the end */
-	const char *json_dest;
-	struct tr2_dst *json;
-	unsigned keys;
-	char *cat_list;           /* --category's copy, which cats[] point into */
-	char *cats[64];
-	int ncats;
-};
-
-struct format_opt {
-	int fmt;                  /* enum tr2_format */
-	const char *dest;         /* NULL: standard output */
-};
-
-/* Everything the command line says. */
-struct tr2_opts {
-	pid_t *pids;              /* -p PID, in order given */
-	int npids;
-	char **cmd;               /* -- CMD [ARG...]: NULL-terminated, or NULL */
-	const char *user;         /* -u: CMD's user, or NULL */
-	int all;                  /* -a */
-	char comms[64][16];       /* --comm: names, at most 15 bytes each */
-	int ncomms;
-	int narrow_uid;           /* --uid given */
-	uint32_t uid;
-	const char *cgroup;       /* --cgroup's directory, or NULL */
-	double duration_s;        /* --duration, 0: none */
-	struct format_opt formats[8];
-	int nformats;
-	int brief, event_nesting, max_files;
-	unsigned ring_bytes;
-	int probe_nop;            /* -1 auto, 0 the 1-byte nop, 1 the 5-byte nop */
-	int verbose;
-	struct summary_opts sum;
-};
+struct tr2_summary;
 
 /* The state of one trace. */
 struct tracer {
@@ -66,6 +32,11 @@ struct tracer {
 	struct tr2_session *session;
 	struct tr2_sites *sites;     /* interned strings of the records so far */
 	struct tr2_decoded dec;
+	struct tr2_ring *ring;       /* the BPF ring buffer's reader */
+	struct tr2_target targets[8];   /* opts->formats, in order */
+	struct tr2_target *target_ptrs[8];   /* &targets[i], the session's list (kept, not copied) */
+	struct tr2_summary *summary; /* --summary, or NULL */
+	struct tr2_dst *summary_json;   /* --summary-json's destination, or NULL */
 	uint64_t decode_errors;
 	pid_t *procs;                /* live traced processes (-- CMD: the whole tree) */
 	int nprocs, cap;
@@ -78,13 +49,59 @@ struct tracer {
 	/* Processes held stopped to attach (-v): how often, how long they
 	 * waited for tr2-bpf to read the stop record, how long attaching took. */
 	uint64_t stops, stop_wait_ns, stop_attach_ns;
+	/* The watchdog thread (tr2_tracer_watch), which lets go processes held
+	 * too long: how many it let go; its stop pipe. */
+	pthread_t watchdog;
+	uint64_t watchdog_let_go;
+	int watchdog_stop[2];
+	/* For tests only (tests/e2e/harm.sh): TR2_BPF_TEST_HOLD_DELAY_MS makes
+	 * tr2-bpf wait that long before it attaches for a held process, so that
+	 * a test can stop or kill it while a process waits. */
+	unsigned hold_delay_ms;
+	uint64_t started_ns;         /* when tracing started (--duration) */
+	int probed;                  /* runtimes were found (-- CMD's "no trace2 probes") */
 	/* -- CMD */
 	struct tr2_cmd *cmd;         /* forked first, held until the mode starts it */
 	int cmd_reaped;              /* CMD has ended ... */
 	int cmd_status;              /* ... with this status (128 + signal) */
 	void *mode_state;            /* what the mode keeps (tr2_mode.c) */
-	struct tr2_ring *ring;       /* the BPF ring buffer's reader */
 };
+
+/* Before the BPF programs are loaded: opens each format's destination and
+ * target (tr->targets).  A bad DEST fails (tr2_fail). */
+void tr2_tracer_open_targets(struct tracer *tr);
+
+/* After the load: fills the filter maps (--comm, --cgroup, --category),
+ * makes the session, the summary, the attach bookkeeping (multi: what
+ * tr2_attach_prepare() returned) and the ring buffer's reader; installs the
+ * handlers of SIGINT and SIGTERM (which tr2_tracer_exiting() reports) and
+ * ignores SIGPIPE.  Fails with tr2_fail. */
+void tr2_tracer_init(struct tracer *tr, int multi);
+
+/* After the mode has started: starts the watchdog thread and the clock of
+ * --duration. */
+void tr2_tracer_watch(struct tracer *tr);
+
+/* The ring buffer's callback: one record, decoded and dispatched. */
+int tr2_tracer_record(void *ctx, void *data, size_t size);
+
+/* After each poll of the ring buffer: marks losses, writes out the lines,
+ * the --summary table when due.  Returns 1 to poll again, 0 when the trace
+ * is over (a signal, every destination failed, --duration, nothing left to
+ * trace). */
+int tr2_tracer_tick(struct tracer *tr);
+
+/* Ends the trace: stops the watchdog, detaches, drains the ring buffer,
+ * writes the views' ends, waits for CMD.  Returns tr2-bpf's exit status,
+ * given status so far (1 when the poll failed): CMD's with -- CMD. */
+int tr2_tracer_stop(struct tracer *tr, int status);
+
+/* Writes what comes after the trace on stderr (and the final --summary
+ * table), the summary line "tr2-bpf: N events, M lost" last. */
+void tr2_tracer_report(struct tracer *tr);
+
+/* Frees everything (the mode's state, CMD's, BPF's, the destinations). */
+void tr2_tracer_free(struct tracer *tr);
 
 /* Reads what has arrived in the ring buffer and serves it (a mode that
  * takes long to start calls it between processes, so that no process

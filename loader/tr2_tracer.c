@@ -1,0 +1,575 @@
+/* tr2_tracer.c: see tr2_tracer.h.  One trace's run: the records dispatched
+ * (tr2_tracer_record), the events lost marked in their streams, the
+ * processes held for tr2-bpf let go (and the watchdog that lets go those
+ * held too long), the report at the end. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/magic.h>
+#include <sys/resource.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "tr2.skel.h"
+#include "tr2_attach.h"
+#include "tr2_cmd.h"
+#include "tr2_dst.h"
+#include "tr2_mem.h"
+#include "tr2_mode.h"
+#include "tr2_ring.h"
+#include "tr2_session.h"
+#include "tr2_sid.h"
+#include "tr2_summary.h"
+#include "tr2_tracer.h"
+
+/* The signal handler's state, the only state outside struct tracer: the
+ * signal that ends the trace, and -- CMD's process, to which a SIGTERM is
+ * passed on. */
+static volatile sig_atomic_t exiting;
+static pid_t signal_cmd;
+
+static void on_signal(int sig)
+{
+	int saved_errno = errno;
+
+	exiting = sig;
+	/* Ctrl-C reaches CMD from the terminal; a SIGTERM sent to tr2-bpf alone
+	 * would leave CMD running untraced, so it goes on to CMD, as timeout(1)
+	 * does. */
+	if (sig == SIGTERM && signal_cmd > 0)
+		kill(signal_cmd, SIGTERM);
+	errno = saved_errno;
+}
+
+void tr2_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tr2-bpf: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+void tr2_tracer_serve(struct tracer *tr)
+{
+	tr2_ring_consume(tr->ring);
+}
+
+void tr2_tracer_add_proc(struct tracer *tr, pid_t pid)
+{
+	for (int i = 0; i < tr->nprocs; i++)
+		if (tr->procs[i] == pid)
+			return;
+	tr->procs = tr2_grow(tr->procs, tr->nprocs, &tr->cap, sizeof(*tr->procs));
+	tr->procs[tr->nprocs++] = pid;
+}
+
+uint64_t tr2_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Whether the process has exited (a zombie counts): its pidfd is readable. */
+int tr2_gone(pid_t pid)
+{
+	int fd = syscall(SYS_pidfd_open, pid, 0), r;
+	struct pollfd p;
+
+	if (fd < 0)
+		return errno == ESRCH;
+	p.fd = fd;
+	p.events = POLLIN;
+	r = poll(&p, 1, 0);
+	close(fd);
+	return r > 0;
+}
+
+void tr2_tracer_open_targets(struct tracer *tr)
+{
+	const struct tr2_opts *o = tr->opts;
+	char err[512];
+
+	for (int i = 0; i < o->nformats; i++) {
+		struct tr2_tgt_opts topts = { .brief = o->brief, .event_nesting = o->event_nesting };
+		struct tr2_dst *dst = tr2_dst_open(o->formats[i].dest, err, sizeof(err));
+
+		if (!dst)
+			tr2_fail("%s", err);
+		tr2_target_init(&tr->targets[i], tr2_tgt_of(o->formats[i].fmt), &topts, dst);
+		tr2_dst_set_max_files(dst, o->max_files);
+		tr2_dst_set_buffered(dst, true);
+	}
+}
+
+/* ---- holds: processes stopped until tr2-bpf has attached ---- */
+
+/* Lets a process that stopped itself for tr2-bpf go on; first out of the
+ * eBPF side's `held`, so that it is not counted as let go unserved.  And
+ * tr2-bpf serves holds again, if the eBPF side had given up on it. */
+static void let_go(struct tracer *tr, pid_t pid)
+{
+	__u32 key = pid;
+
+	bpf_map_delete_elem(bpf_map__fd(tr->skel->maps.held), &key);
+	kill(pid, SIGCONT);
+	tr->skel->bss->tracer_absent = 0;
+}
+
+/*
+ * The watchdog: a thread that lets go every process held longer than
+ * TR2_HOLD_MAX_NS, as the eBPF side does at the next fork, exec or exit on
+ * the host (bpf/tr2.bpf.c, `held`), for a host where none comes: tr2-bpf
+ * alive but not serving (busy attaching, starved).  When tr2-bpf is stopped
+ * or killed, the eBPF side lets them go at once.  It is stopped by a write
+ * to a pipe rather than pthread_cancel, whose unwinding leaves ASan's
+ * poisoning of the thread's frames behind (a false stack-buffer-overflow
+ * when the thread ends, under make test-asan).
+ */
+static void *watchdog(void *arg)
+{
+	struct tracer *tr = arg;
+	int fd = bpf_map__fd(tr->skel->maps.held);
+
+	for (;;) {
+		struct pollfd stop = { .fd = tr->watchdog_stop[0], .events = POLLIN };
+		__u32 key, next, *prev = NULL;
+		__u64 since, now;
+
+		if (poll(&stop, 1, 100) > 0)
+			break;
+		now = tr2_mono_ns();
+		while (!bpf_map_get_next_key(fd, prev, &next)) {
+			key = next;
+			prev = &key;
+			if (bpf_map_lookup_elem(fd, &key, &since) || now - since < TR2_HOLD_MAX_NS ||
+			    bpf_map_delete_elem(fd, &key))
+				continue;
+			tr->skel->bss->tracer_absent = 1;
+			kill((pid_t)key, SIGCONT);
+			__atomic_add_fetch(&tr->watchdog_let_go, 1, __ATOMIC_RELAXED);
+		}
+	}
+	return NULL;
+}
+
+void tr2_tracer_watch(struct tracer *tr)
+{
+	tr->started_ns = tr2_mono_ns();
+	if (pipe2(tr->watchdog_stop, O_CLOEXEC) || pthread_create(&tr->watchdog, NULL, watchdog, tr))
+		tr2_fail("failed to start the watchdog thread: %s", strerror(errno));
+}
+
+/* Process pid maps an object not known yet, (dev, ino) among them (exec, or
+ * the loader mapped objects): attach to what it maps now and, when it
+ * stopped itself for that at stopped_ns (held), let it go on. */
+static void attach_and_continue(struct tracer *tr, pid_t pid, int held, uint64_t stopped_ns, uint64_t dev,
+				uint64_t ino)
+{
+	char err[512];
+	uint64_t start = tr2_mono_ns(), now;
+
+	if (held && tr->hold_delay_ms)
+		usleep(tr->hold_delay_ms * 1000);
+
+	/* After detaching (tr->attach NULL) only the SIGCONT is left to do. */
+	if (tr->attach) {
+		if (tr->mode->attach(tr, pid, err, sizeof(err)) < 0 && kill(pid, 0) == 0)
+			fprintf(stderr, "tr2-bpf: %s\n", err);
+		tr2_attach_known(tr->attach, dev, ino, pid);
+	}
+	if (!held)
+		return;
+	let_go(tr, pid);
+	now = tr2_mono_ns();
+	tr2_session_resumed(tr->session, pid, stopped_ns, now);
+	tr->stops++;
+	tr->stop_wait_ns += start > stopped_ns ? start - stopped_ns : 0;
+	tr->stop_attach_ns += now - start;
+}
+
+/* ---- losses: the events the eBPF side could not send ---- */
+
+static uint64_t lost_in_bpf(struct tr2_bpf *skel)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v, sum = 0;
+	uint32_t zero = 0;
+
+	if (ncpu <= 0)
+		return 0;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		abort();
+	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &zero, v))
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+/* Process pid has lost `total` events so far: marks those not marked yet.
+ * Returns its index in tr->losses. */
+static int mark_loss(struct tracer *tr, __u32 pid, __u64 total)
+{
+	int i;
+
+	for (i = 0; i < tr->nlosses && tr->losses[i].pid != pid; i++)
+		;
+	if (i == tr->nlosses) {
+		tr->losses = tr2_grow(tr->losses, tr->nlosses, &tr->cap_losses, sizeof(*tr->losses));
+		tr->losses[i].pid = pid;
+		tr->losses[i].reported = 0;
+		tr->nlosses++;
+	}
+	if (total > tr->losses[i].reported) {
+		tr2_session_lost(tr->session, pid, total - tr->losses[i].reported, tr2_mono_ns());
+		tr->losses[i].reported = total;
+	}
+	return i;
+}
+
+static void mark_losses(struct tracer *tr)
+{
+	int fd = bpf_map__fd(tr->skel->maps.lost_by_pid);
+	__u32 key, next, *prev = NULL;
+	__u64 total, all = lost_in_bpf(tr->skel);
+
+	/* Walk the per-process counts only when the total grew: a walk costs a
+	 * scan of the whole hash table, even an empty one. */
+	if (all == tr->lost_marked)
+		return;
+	tr->lost_marked = all;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(fd, &key, &total))
+			mark_loss(tr, key, total);
+	}
+}
+
+/* Process pid exited: marks its last losses, then forgets its count, so
+ * that neither side keeps anything of the processes that have gone. */
+static void forget_losses(struct tracer *tr, __u32 pid)
+{
+	int fd = bpf_map__fd(tr->skel->maps.lost_by_pid), i;
+	__u64 total;
+
+	if (bpf_map_lookup_elem(fd, &pid, &total))
+		return;
+	i = mark_loss(tr, pid, total);
+	tr->losses[i] = tr->losses[--tr->nlosses];
+	bpf_map_delete_elem(fd, &pid);
+}
+
+/* ---- dispatch ---- */
+
+/* A decoded record: to the model (the session and the summary), and the
+ * tracer's own kinds (a fork, an exec, a new object, a process gone) to the
+ * mode and the holds. */
+static void dispatch(struct tracer *tr, const struct tr2_decoded *d)
+{
+	/* The last of its events are in: mark its losses while its session is there. */
+	if (d->hdr.kind == TR2_REC_PROC_GONE)
+		forget_losses(tr, d->hdr.pid);
+	if (tr->summary)
+		tr2_summary_record(tr->summary, d);
+	tr2_session_record(tr->session, d);
+	switch (d->hdr.kind) {
+	case TR2_REC_FORK:
+		tr2_tracer_add_proc(tr, d->hdr.pid);
+		if (tr->attach && tr->mode->forked)
+			tr->mode->forked(tr, d->hdr.pid, d->hdr.ts_ns);
+		break;
+	case TR2_REC_PROC_GONE:
+		for (int i = 0; i < tr->nprocs; i++)
+			if (tr->procs[i] == (pid_t)d->hdr.pid)
+				tr->procs[i] = tr->procs[--tr->nprocs];
+		break;
+	case TR2_REC_EXECVE:
+	case TR2_REC_NEW_OBJECT:
+		/* An object not known yet: the process waits (num[0]), or went on
+		 * because tr2-bpf could not serve it then (attached late). */
+		if (d->hdr.num[0] || d->hdr.num[1] || d->hdr.num[2])
+			attach_and_continue(tr, d->hdr.pid, d->hdr.num[0], d->hdr.ts_ns, d->hdr.num[1], d->hdr.num[2]);
+		break;
+	}
+}
+
+int tr2_tracer_record(void *ctx, void *data, size_t size)
+{
+	struct tracer *tr = ctx;
+	const char *why;
+
+	if (tr2_decode(data, size, tr->sites, &tr->dec, &why)) {
+		const struct tr2_rec *h = data;
+
+		tr->decode_errors++;
+		if (tr->opts->verbose)
+			fprintf(stderr, "tr2-bpf: dropped a record: %s\n", why);
+		/* A process that stopped itself for us must not stay stopped. */
+		if (size >= sizeof(*h) && (h->kind == TR2_REC_EXECVE || h->kind == TR2_REC_NEW_OBJECT))
+			let_go(tr, (pid_t)h->pid);
+		return 0;
+	}
+	dispatch(tr, &tr->dec);
+	return 0;
+}
+
+/* ---- the run ---- */
+
+/* --comm's names, --cgroup's directory and --category's names into their maps. */
+static void set_filters(struct tr2_bpf *skel, const struct tr2_opts *o)
+{
+	uint8_t one = 1;
+	uint32_t zero = 0;
+	struct statfs fs;
+	int fd;
+
+	for (int i = 0; i < o->ncomms; i++) {
+		char key[16] = { 0 };
+
+		memcpy(key, o->comms[i], strlen(o->comms[i]));
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.comms), key, &one, BPF_ANY))
+			tr2_fail("failed to set the --comm filter: %s", strerror(errno));
+	}
+	if (o->cgroup) {
+		fd = open(o->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			tr2_fail("bad --cgroup '%s': %s", o->cgroup, strerror(errno));
+		if (fstatfs(fd, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC)
+			tr2_fail("bad --cgroup '%s': not a cgroup v2 directory", o->cgroup);
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cgroups), &zero, &fd, BPF_ANY))
+			tr2_fail("failed to set the --cgroup filter: %s", strerror(errno));
+		close(fd);
+	}
+	for (int i = 0; i < o->sum.ncats; i++) {
+		char key[TR2_CAT_FILTER_MAX] = { 0 };
+
+		strcpy(key, o->sum.cats[i]);
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cat_filter), key, &one, BPF_ANY))
+			tr2_fail("failed to set the category filter: %s", strerror(errno));
+	}
+}
+
+/* The summary's state (NULL without --summary). */
+static struct tr2_summary *setup_summary(struct tracer *tr, int64_t mono_to_real_ns)
+{
+	const struct summary_opts *o = &tr->opts->sum;
+	char err[512];
+	struct tr2_summary *s;
+
+	if (!o->on)
+		return NULL;
+	if (o->json_set) {
+		tr->summary_json = tr2_dst_open(o->json_dest, err, sizeof(err));
+		if (!tr->summary_json)
+			tr2_fail("%s", err);
+	}
+	s = tr2_summary_new(bpf_map__fd(tr->skel->maps.aggs), bpf_map__fd(tr->skel->maps.agg_lost), o->hist,
+			    !o->json_set || o->json_dest, tr->summary_json, mono_to_real_ns, tr2_mono_ns());
+	tr2_summary_set_per_program(s, o->by_program);
+	tr2_summary_set_interval(s, (uint64_t)(o->interval_s * 1e9));
+	return s;
+}
+
+void tr2_tracer_init(struct tracer *tr, int multi)
+{
+	const struct tr2_opts *o = tr->opts;
+	struct timespec real, mono;
+	int64_t mono_to_real_ns;
+	char host[16];
+
+	if (getenv("TR2_BPF_TEST_HOLD_DELAY_MS"))
+		tr->hold_delay_ms = strtoul(getenv("TR2_BPF_TEST_HOLD_DELAY_MS"), NULL, 10);
+	set_filters(tr->skel, o);
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	mono_to_real_ns = (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + (real.tv_nsec - mono.tv_nsec);
+	tr2_sid_host(host, sizeof(host));
+	for (int i = 0; i < o->nformats; i++)
+		tr->target_ptrs[i] = &tr->targets[i];
+	tr->session = tr2_session_new(tr->target_ptrs, o->nformats, mono_to_real_ns, host);
+	tr->sites = tr2_sites_new();
+	tr->summary = setup_summary(tr, mono_to_real_ns);
+	tr->attach = tr2_attach_new(tr->skel->obj, multi);
+	tr2_attach_set_nop5(tr->attach, o->probe_nop);
+	tr2_attach_set_known_per_process(tr->attach, tr->mode->known_per_process);
+	if (o->verbose)
+		fprintf(stderr, "tr2-bpf: uprobes on the %s nop of each probe site, %s\n",
+			o->probe_nop ? "5-byte" : "1-byte",
+			multi ? "one uprobe-multi link per object and probe" : "one perf uprobe per site");
+	tr->ring = tr2_ring_new(bpf_map__fd(tr->skel->maps.events), tr2_tracer_record, tr);
+	if (!tr->ring)
+		tr2_fail("failed to create the ring buffer: %s", strerror(errno));
+
+	signal_cmd = tr->cmd ? tr2_cmd_pid(tr->cmd) : 0;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int tr2_tracer_tick(struct tracer *tr)
+{
+	const struct tr2_opts *o = tr->opts;
+
+	mark_losses(tr);
+	tr2_session_flush(tr->session);
+	if (tr->summary)
+		tr2_summary_poll(tr->summary, tr2_mono_ns());
+	if (exiting || (o->nformats && !tr2_session_writing(tr->session)))
+		return 0;
+	if (o->duration_s && tr2_mono_ns() - tr->started_ns >= (uint64_t)(o->duration_s * 1e9))
+		return 0;
+	/* Forks recorded before the last traced process ended are in the
+	 * ring: read them before believing it. */
+	if (tr->mode->done(tr) && (tr2_ring_consume(tr->ring), tr->mode->done(tr)))
+		return 0;
+	return 1;
+}
+
+int tr2_tracer_stop(struct tracer *tr, int status)
+{
+	if (write(tr->watchdog_stop[1], "", 1) != 1)
+		pthread_cancel(tr->watchdog);
+	pthread_join(tr->watchdog, NULL);
+	close(tr->watchdog_stop[0]);
+	close(tr->watchdog_stop[1]);
+	/* Detach first, so that no process can stop itself any more, then
+	 * drain: the last records may ask for a SIGCONT. */
+	tr->probed = tr2_attach_objects(tr->attach) > 0;
+	tr2_attach_free(tr->attach);
+	tr->attach = NULL;
+	tr2_bpf__detach(tr->skel);
+	tr2_ring_consume(tr->ring);
+	mark_losses(tr);
+	tr2_session_flush(tr->session);
+	/* the views' ends (chrome's ']', folded's stacks), before the summary
+	 * line, which stays the last on stderr even for a DEST of 2 */
+	for (int i = 0; i < tr->opts->nformats; i++) {
+		tr2_target_finish(&tr->targets[i]);
+		tr2_dst_flush(tr->targets[i].dst);
+	}
+	/* Tracing stopped before CMD ended.  The output closed: CMD runs on
+	 * untraced and its status is still ours.  Ctrl-C: the terminal
+	 * signalled CMD too; give it a moment to end, else report the signal. */
+	if (tr->cmd && !tr->cmd_reaped && tr2_cmd_reap(tr->cmd, exiting ? 200 : -1, &tr->cmd_status) != 1)
+		tr->cmd_status = 128 + exiting;
+	return tr->opts->cmd ? tr->cmd_status : status;
+}
+
+/* Entries in a hash map (a walk: for -v at the end only). */
+static unsigned map_entries(const struct bpf_map *map)
+{
+	char key[64], next[64];
+	void *prev = NULL;
+	unsigned n = 0;
+
+	if (bpf_map__key_size(map) > sizeof(key))
+		return 0;
+	while (!bpf_map_get_next_key(bpf_map__fd(map), prev, next)) {
+		memcpy(key, next, bpf_map__key_size(map));
+		prev = key;
+		n++;
+	}
+	return n;
+}
+
+/* -v: what tr2-bpf did and keeps. */
+static void report_verbose(struct tracer *tr)
+{
+	unsigned long kept_procs, kept_threads;
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr, "tr2-bpf: %llu records named their call site's literal strings by number\n",
+		tr2_sites_refs(tr->sites));
+	fprintf(stderr, "tr2-bpf: held processes stopped %llu times to attach to new objects: "
+		"%.3f ms waiting for tr2-bpf, %.3f ms attaching\n", (unsigned long long)tr->stops,
+		tr->stop_wait_ns / 1e6, tr->stop_attach_ns / 1e6);
+	tr2_session_kept(tr->session, &kept_procs, &kept_threads);
+	fprintf(stderr, "tr2-bpf: kept at the end: %lu processes, %lu threads; BPF maps: "
+		"%u traced processes, %u processes with losses, %u known objects\n",
+		kept_procs, kept_threads, map_entries(tr->skel->maps.traced),
+		map_entries(tr->skel->maps.lost_by_pid), map_entries(tr->skel->maps.known));
+	fprintf(stderr, "tr2-bpf: its own CPU time: %ld.%02ld s user, %ld.%02ld s system\n",
+		(long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec / 10000,
+		(long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec / 10000);
+}
+
+/* Says how often a process went on without waiting for tr2-bpf (bpf/tr2.bpf.c,
+ * `unserved`): tr2-bpf was stopped, killed or too slow, and what that process
+ * ran of an object tr2-bpf had not attached to yet is not in the trace. */
+static void report_unserved(struct tracer *tr)
+{
+	int fd = bpf_map__fd(tr->skel->maps.unserved);
+	__u64 let_go = __atomic_load_n(&tr->watchdog_let_go, __ATOMIC_RELAXED), n = 0, not_held = 0;
+	__u32 k;
+
+	k = 0;
+	bpf_map_lookup_elem(fd, &k, &n);
+	let_go += n;
+	k = 1;
+	bpf_map_lookup_elem(fd, &k, &not_held);
+	if (let_go + not_held)
+		fprintf(stderr, "tr2-bpf: %llu processes went on without waiting for tr2-bpf to attach to an "
+			"object they mapped (tr2-bpf was stopped or did not answer within 1 s): their first "
+			"events from it may be missing\n", (unsigned long long)(let_go + not_held));
+}
+
+void tr2_tracer_report(struct tracer *tr)
+{
+	const struct tr2_opts *o = tr->opts;
+	int aggregated = tr->summary && !o->nformats;   /* the aggregated events are the ones handled */
+	char err[512];
+
+	if (o->verbose)
+		report_verbose(tr);
+	report_unserved(tr);
+	if (tr->summary)
+		tr2_summary_print(tr->summary, tr2_mono_ns(), 1);
+	if (tr->cmd) {
+		/* -- CMD: say why there was nothing to trace, the summary still last */
+		if (tr2_cmd_failed(tr->cmd, err, sizeof(err)))
+			fprintf(stderr, "tr2-bpf: %s\n", err);
+		else if (!tr->probed && !tr2_session_events(tr->session))
+			fprintf(stderr, "tr2-bpf: no trace2 probes in '%s' or any process it started\n", o->cmd[0]);
+	}
+	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
+		(unsigned long long)(tr2_session_events(tr->session) +
+				     (aggregated ? tr2_summary_events(tr->summary) : 0)),
+		(unsigned long long)(lost_in_bpf(tr->skel) + tr->decode_errors +
+				     (aggregated ? tr2_summary_lost(tr->summary) : 0)));
+}
+
+void tr2_tracer_free(struct tracer *tr)
+{
+	tr->mode->finish(tr);
+	tr2_cmd_free(tr->cmd);
+	tr2_ring_free(tr->ring);
+	tr2_bpf__destroy(tr->skel);
+	tr2_session_free(tr->session);
+	tr2_sites_free(tr->sites);
+	tr2_summary_free(tr->summary);
+	if (tr->summary_json)
+		tr2_dst_close(tr->summary_json);
+	for (int i = 0; i < tr->opts->nformats; i++)
+		tr2_dst_close(tr->targets[i].dst);
+	free(tr->procs);
+	free(tr->losses);
+}
