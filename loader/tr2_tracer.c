@@ -118,15 +118,69 @@ void tr2_tracer_open_targets(struct tracer *tr)
 
 /* ---- holds: processes stopped until tr2-bpf has attached ---- */
 
-/* Lets a process that stopped itself for tr2-bpf go on; first out of the
- * eBPF side's `held`, so that it is not counted as let go unserved.  And
- * tr2-bpf serves holds again, if the eBPF side had given up on it. */
+/*
+ * Whether another tr2-bpf holds process pid too.  A process that two
+ * tracers trace is stopped by the eBPF programs of both at the same exec or
+ * fault, and one SIGCONT lets it run: the first tracer to have attached must
+ * not send it while the other is still attaching, or the process would run
+ * code that tracer has not attached to.  So each tracer takes pid out of
+ * its own `held` first, then looks in the other tracers' (found among the
+ * host's BPF maps by name and shape, ids kept in *h): the last one out sends
+ * the SIGCONT.  Both out at once: both send it, harmless.
+ */
+static int held_elsewhere(struct tracer *tr, struct other_holds *h, __u32 pid)
+{
+	struct bpf_map_info info;
+	__u32 id, len;
+	__u64 since;
+	int fd, found = 0;
+
+	if (!h->own_id) {
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (bpf_obj_get_info_by_fd(bpf_map__fd(tr->skel->maps.held), &info, &len))
+			return 0;
+		h->own_id = info.id;
+	}
+	/* map ids only grow: the maps made since the last look */
+	while (!bpf_map_get_next_id(h->next_id, &id)) {
+		h->next_id = id;
+		fd = bpf_map_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && id != h->own_id && !strcmp(info.name, "held") &&
+		    info.type == BPF_MAP_TYPE_HASH && info.key_size == sizeof(__u32) &&
+		    info.value_size == sizeof(__u64)) {
+			h->ids = tr2_grow(h->ids, h->n, &h->cap, sizeof(*h->ids));
+			h->ids[h->n++] = id;
+		}
+		close(fd);
+	}
+	for (int i = 0; i < h->n && !found; i++) {
+		fd = bpf_map_get_fd_by_id(h->ids[i]);
+		if (fd < 0) {   /* that tracer has ended */
+			h->ids[i--] = h->ids[--h->n];
+			continue;
+		}
+		found = !bpf_map_lookup_elem(fd, &pid, &since);
+		close(fd);
+	}
+	return found;
+}
+
+/* Lets a process that stopped itself for tr2-bpf go on, unless another
+ * tracer still holds it (held_elsewhere); first out of the eBPF side's
+ * `held`, so that it is not counted as let go unserved.  And tr2-bpf serves
+ * holds again, if the eBPF side had given up on it. */
 static void let_go(struct tracer *tr, pid_t pid)
 {
 	__u32 key = pid;
 
 	bpf_map_delete_elem(bpf_map__fd(tr->skel->maps.held), &key);
-	kill(pid, SIGCONT);
+	if (!held_elsewhere(tr, &tr->other_holds, key))
+		kill(pid, SIGCONT);
 	tr->skel->bss->tracer_absent = 0;
 }
 
@@ -144,6 +198,7 @@ static void *watchdog(void *arg)
 {
 	struct tracer *tr = arg;
 	int fd = bpf_map__fd(tr->skel->maps.held);
+	struct other_holds others = { 0 };   /* the thread's own, see held_elsewhere */
 
 	for (;;) {
 		struct pollfd stop = { .fd = tr->watchdog_stop[0], .events = POLLIN };
@@ -160,10 +215,12 @@ static void *watchdog(void *arg)
 			    bpf_map_delete_elem(fd, &key))
 				continue;
 			tr->skel->bss->tracer_absent = 1;
-			kill((pid_t)key, SIGCONT);
+			if (!held_elsewhere(tr, &others, key))
+				kill((pid_t)key, SIGCONT);
 			__atomic_add_fetch(&tr->watchdog_let_go, 1, __ATOMIC_RELAXED);
 		}
 	}
+	free(others.ids);
 	return NULL;
 }
 
@@ -572,4 +629,5 @@ void tr2_tracer_free(struct tracer *tr)
 		tr2_dst_close(tr->targets[i].dst);
 	free(tr->procs);
 	free(tr->losses);
+	free(tr->other_holds.ids);
 }

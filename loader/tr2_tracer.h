@@ -23,6 +23,14 @@ struct tr2_ring;
 struct tr2_session;
 struct tr2_summary;
 
+/* The other tracers' `held` maps, by id (see held_elsewhere in tr2_tracer.c). */
+struct other_holds {
+	uint32_t own_id;             /* this tracer's own, 0 until read */
+	uint32_t next_id;            /* the maps up to this id have been looked at */
+	uint32_t *ids;
+	int n, cap;
+};
+
 /* The state of one trace. */
 struct tracer {
 	const struct tr2_opts *opts;
@@ -54,6 +62,7 @@ struct tracer {
 	pthread_t watchdog;
 	uint64_t watchdog_let_go;
 	int watchdog_stop[2];
+	struct other_holds other_holds;   /* the main thread's; the watchdog has its own */
 	/* For tests only (tests/e2e/harm.sh): TR2_BPF_TEST_HOLD_DELAY_MS makes
 	 * tr2-bpf wait that long before it attaches for a held process, so that
 	 * a test can stop or kill it while a process waits. */
