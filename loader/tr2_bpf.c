@@ -111,8 +111,8 @@ int main(int argc, char **argv)
 		if (!tr2_tracer_tick(&tr))
 			break;
 	}
-	status = tr2_tracer_stop(&tr, status);
-	tr2_tracer_report(&tr);
+	tr2_tracer_stop(&tr);
+	status = tr2_tracer_report(&tr, status);
 
 	tr2_tracer_free(&tr);
 	tr2_opts_free(&opts);

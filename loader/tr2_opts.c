@@ -297,6 +297,19 @@ static void parse_uid(struct tr2_opts *o, const char *arg)
 	o->uid = v;
 }
 
+/* o->filters: the --comm, --uid and --cgroup that count (the last of each),
+ * as given, separated by ", ". */
+static void describe_filters(struct tr2_opts *o, const char *comm, const char *uid)
+{
+	const char *names[] = { "--comm=", "--uid=", "--cgroup=" }, *values[] = { comm, uid, o->cgroup };
+	size_t len = 0;
+
+	for (int k = 0; k < 3; k++)
+		if (values[k] && len < sizeof(o->filters))
+			len += snprintf(o->filters + len, sizeof(o->filters) - len, "%s%s%s", len ? ", " : "",
+					names[k], values[k]);
+}
+
 void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 {
 	static const int formats[] = { TR2_FMT_NORMAL, TR2_FMT_PERF, TR2_FMT_EVENT, TR2_FMT_CHROME,
@@ -329,6 +342,7 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *comm = NULL, *uid = NULL;
 	int opt, npids_cap = 0;
 
 	o->event_nesting = 2;
@@ -346,9 +360,11 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 			break;
 		case OPT_COMM:
 			parse_comms(o, optarg);
+			comm = optarg;
 			break;
 		case OPT_UID:
 			parse_uid(o, optarg);
+			uid = optarg;
 			break;
 		case OPT_CGROUP:
 			o->cgroup = optarg;
@@ -418,6 +434,7 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
+	describe_filters(o, comm, uid);
 	if (o->user && !o->cmd)
 		tr2_fail("-u needs -- CMD: it runs CMD as USER");
 	if ((o->npids != 0) + (o->cmd != NULL) + o->all > 1)

@@ -36,6 +36,7 @@ struct tr2_opts {
 	int narrow_uid;           /* --uid given */
 	uint32_t uid;
 	const char *cgroup;       /* --cgroup's directory, or NULL */
+	char filters[256];        /* --comm, --uid and --cgroup as given, for messages; "" */
 	double duration_s;        /* --duration, 0: none */
 	struct format_opt formats[8];
 	int nformats;             /* none given: --perf to standard output, unless --summary */

@@ -110,6 +110,8 @@ void tr2_tracer_open_targets(struct tracer *tr)
 
 		if (!dst)
 			tr2_fail("%s", err);
+		/* a destination that fails drops and counts every line from then on */
+		tr2_dst_set_counting(dst, true);
 		tr2_target_init(&tr->targets[i], tr2_tgt_of(o->formats[i].fmt), &topts, dst);
 		tr2_dst_set_max_files(dst, o->max_files);
 		tr2_dst_set_buffered(dst, true);
@@ -246,7 +248,7 @@ static void attach_and_continue(struct tracer *tr, pid_t pid, int held, uint64_t
 	/* After detaching (tr->attach NULL) only the SIGCONT is left to do. */
 	if (tr->attach) {
 		if (tr->mode->attach(tr, pid, err, sizeof(err)) < 0 && kill(pid, 0) == 0)
-			fprintf(stderr, "tr2-bpf: %s\n", err);
+			tr2_tracer_untraced(tr, pid, err);
 		tr2_attach_known(tr->attach, dev, ino, pid);
 	}
 	if (!held)
@@ -360,6 +362,7 @@ static void dispatch(struct tracer *tr, const struct tr2_decoded *d)
 		break;
 	case TR2_REC_EXECVE:
 	case TR2_REC_NEW_OBJECT:
+		tr->passed++;
 		/* An object not known yet: the process waits (num[0]), or went on
 		 * because tr2-bpf could not serve it then (attached late). */
 		if (d->hdr.num[0] || d->hdr.num[1] || d->hdr.num[2])
@@ -481,6 +484,27 @@ void tr2_tracer_init(struct tracer *tr, int multi)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+void tr2_tracer_untraced(struct tracer *tr, pid_t pid, const char *why)
+{
+	int n = sizeof(tr->untraced_pids) / sizeof(tr->untraced_pids[0]);
+
+	for (int i = 0; i < n; i++)
+		if (tr->untraced_pids[i] == pid)
+			return;
+	fprintf(stderr, "tr2-bpf: %s\n", why);
+	tr->untraced_pids[tr->next_untraced++ % n] = pid;
+	tr->untraced++;
+}
+
+/* Whether every destination has failed: nothing more can be written. */
+static int all_failed(const struct tracer *tr)
+{
+	for (int i = 0; i < tr->opts->nformats; i++)
+		if (!tr2_dst_failed(tr->targets[i].dst))
+			return 0;
+	return tr->opts->nformats > 0;
+}
+
 int tr2_tracer_tick(struct tracer *tr)
 {
 	const struct tr2_opts *o = tr->opts;
@@ -489,7 +513,7 @@ int tr2_tracer_tick(struct tracer *tr)
 	tr2_session_flush(tr->session);
 	if (tr->summary)
 		tr2_summary_poll(tr->summary, tr2_mono_ns());
-	if (exiting || (o->nformats && !tr2_session_writing(tr->session)))
+	if (exiting || all_failed(tr))
 		return 0;
 	if (o->duration_s && tr2_mono_ns() - tr->started_ns >= (uint64_t)(o->duration_s * 1e9))
 		return 0;
@@ -500,7 +524,7 @@ int tr2_tracer_tick(struct tracer *tr)
 	return 1;
 }
 
-int tr2_tracer_stop(struct tracer *tr, int status)
+void tr2_tracer_stop(struct tracer *tr)
 {
 	if (write(tr->watchdog_stop[1], "", 1) != 1)
 		pthread_cancel(tr->watchdog);
@@ -527,7 +551,6 @@ int tr2_tracer_stop(struct tracer *tr, int status)
 	 * signalled CMD too; give it a moment to end, else report the signal. */
 	if (tr->cmd && !tr->cmd_reaped && tr2_cmd_reap(tr->cmd, exiting ? 200 : -1, &tr->cmd_status) != 1)
 		tr->cmd_status = 128 + exiting;
-	return tr->opts->cmd ? tr->cmd_status : status;
 }
 
 /* Entries in a hash map (a walk: for -v at the end only). */
@@ -589,11 +612,22 @@ static void report_unserved(struct tracer *tr)
 			"events from it may be missing\n", (unsigned long long)(let_go + not_held));
 }
 
-void tr2_tracer_report(struct tracer *tr)
+/* ", N things" for n > 0, else "". */
+static const char *count_of(char *buf, size_t len, uint64_t n, const char *one, const char *many)
+{
+	if (!n)
+		return "";
+	snprintf(buf, len, ", %llu %s", (unsigned long long)n, n == 1 ? one : many);
+	return buf;
+}
+
+int tr2_tracer_report(struct tracer *tr, int poll_failed)
 {
 	const struct tr2_opts *o = tr->opts;
 	int aggregated = tr->summary && !o->nformats;   /* the aggregated events are the ones handled */
-	char err[512];
+	char err[512], lines[64], procs[64];
+	uint64_t dropped = 0;
+	int incomplete;
 
 	if (o->verbose)
 		report_verbose(tr);
@@ -604,14 +638,25 @@ void tr2_tracer_report(struct tracer *tr)
 		/* -- CMD: say why there was nothing to trace, the summary still last */
 		if (tr2_cmd_failed(tr->cmd, err, sizeof(err)))
 			fprintf(stderr, "tr2-bpf: %s\n", err);
+		else if (!tr->probed && !tr2_session_events(tr->session) && o->filters[0] && !tr->passed)
+			fprintf(stderr, "tr2-bpf: %s left out '%s' and every process it started\n", o->filters,
+				o->cmd[0]);
 		else if (!tr->probed && !tr2_session_events(tr->session))
 			fprintf(stderr, "tr2-bpf: no trace2 probes in '%s' or any process it started\n", o->cmd[0]);
 	}
-	fprintf(stderr, "tr2-bpf: %llu events, %llu lost\n",
+	for (int i = 0; i < o->nformats; i++)
+		dropped += tr2_dst_dropped(tr->targets[i].dst, NULL, NULL);
+	fprintf(stderr, "tr2-bpf: %llu events, %llu lost%s%s\n",
 		(unsigned long long)(tr2_session_events(tr->session) +
 				     (aggregated ? tr2_summary_events(tr->summary) : 0)),
 		(unsigned long long)(lost_in_bpf(tr->skel) + tr->decode_errors +
-				     (aggregated ? tr2_summary_lost(tr->summary) : 0)));
+				     (aggregated ? tr2_summary_lost(tr->summary) : 0)),
+		count_of(lines, sizeof(lines), dropped, "line dropped", "lines dropped"),
+		count_of(procs, sizeof(procs), tr->untraced, "process not traced", "processes not traced"));
+	incomplete = poll_failed || dropped || tr->untraced;
+	if (o->cmd)
+		return tr->cmd_status ? tr->cmd_status : incomplete ? TR2_EXIT_CMD_INCOMPLETE : 0;
+	return incomplete ? TR2_EXIT_INCOMPLETE : 0;
 }
 
 void tr2_tracer_free(struct tracer *tr)

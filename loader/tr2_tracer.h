@@ -69,6 +69,12 @@ struct tracer {
 	unsigned hold_delay_ms;
 	uint64_t started_ns;         /* when tracing started (--duration) */
 	int probed;                  /* runtimes were found (-- CMD's "no trace2 probes") */
+	uint64_t passed;             /* processes the filters let through (exec, new-object records) */
+	/* Processes tr2-bpf was asked to trace and could not (tr2_tracer_untraced):
+	 * how many, and the last ones, so that each counts once. */
+	uint64_t untraced;
+	pid_t untraced_pids[64];
+	int next_untraced;
 	/* -- CMD */
 	struct tr2_cmd *cmd;         /* forked first, held until the mode starts it */
 	int cmd_reaped;              /* CMD has ended ... */
@@ -101,13 +107,28 @@ int tr2_tracer_record(void *ctx, void *data, size_t size);
 int tr2_tracer_tick(struct tracer *tr);
 
 /* Ends the trace: stops the watchdog, detaches, drains the ring buffer,
- * writes the views' ends, waits for CMD.  Returns tr2-bpf's exit status,
- * given status so far (1 when the poll failed): CMD's with -- CMD. */
-int tr2_tracer_stop(struct tracer *tr, int status);
+ * writes the views' ends, waits for CMD. */
+void tr2_tracer_stop(struct tracer *tr);
+
+/* Exit statuses besides CMD's (man/tr2-bpf.1, EXIT STATUS). */
+#define TR2_EXIT_INCOMPLETE 1        /* -p, -a: the trace is not whole */
+#define TR2_EXIT_CMD_INCOMPLETE 125  /* -- CMD: CMD's status was 0, the trace is not whole */
 
 /* Writes what comes after the trace on stderr (and the final --summary
- * table), the summary line "tr2-bpf: N events, M lost" last. */
-void tr2_tracer_report(struct tracer *tr);
+ * table), the summary line last:
+ *   tr2-bpf: N events, M lost[, L lines dropped][, K processes not traced]
+ * N events handled, M lost before (ring buffer full, record not decodable):
+ * N + M is what the traced processes produced; L lines that destinations
+ * could not write; K processes tr2-bpf could not trace.  Returns the exit
+ * status: CMD's with -- CMD, else 0; when the trace is not whole (L or K,
+ * or poll_failed: the ring buffer could not be read) and that would be 0,
+ * TR2_EXIT_INCOMPLETE, TR2_EXIT_CMD_INCOMPLETE with -- CMD. */
+int tr2_tracer_report(struct tracer *tr, int poll_failed);
+
+/* Process pid was to be traced and cannot be (an attach failed): says why
+ * in one line ("tr2-bpf: <why>"), once per process, and counts it in the
+ * summary line. */
+void tr2_tracer_untraced(struct tracer *tr, pid_t pid, const char *why);
 
 /* Frees everything (the mode's state, CMD's, BPF's, the destinations). */
 void tr2_tracer_free(struct tracer *tr);

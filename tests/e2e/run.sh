@@ -222,5 +222,85 @@ $BPF --perf=/dev/null -- sh -c "$P/tr2_shared > /dev/null" 2> "$T/err"
 expect_eq "a descendant with probes: only the summary" "tr2-bpf: N events, 0 lost" \
 	"$(sed 's/: [1-9][0-9]* events/: N events/' "$T/err")"
 
+# --- a failure is never a success (issue 27, point 2) ------------------------
+# A process tr2-bpf cannot trace: a copy of tr2_allapi whose tr2:event probe
+# names a register that does not exist (%q14 for %r14), so that its
+# arguments cannot be read.  Said in one line, counted in the summary line,
+# and the status says so: 125 with -- CMD when CMD's own is 0, 1 with -a.
+python3 -c 'import sys
+d = open(sys.argv[1], "rb").read()
+i = d.index(b"tr2\x00event\x00")
+j = d.index(b"%r14", i)
+open(sys.argv[2], "wb").write(d[:j] + b"%q14" + d[j + 4:])' $P/tr2_allapi "$T/badnote"
+chmod +x "$T/badnote"
+unreadable() { sed "s/: cannot read its arguments '.*'$/: cannot read its arguments/" "$1"; }
+$BPF --perf=/dev/null -- sh -c "\"$T/badnote\" > /dev/null; exit 0" 2> "$T/err"
+expect_eq "a process not traced, -- CMD: status 125 (CMD's is 0)" 125 $?
+expect_eq "a process not traced, -- CMD: why, then the summary, which counts it" \
+	"tr2-bpf: probe tr2:event in $T/badnote: cannot read its arguments
+tr2-bpf: 0 events, 0 lost, 1 process not traced" "$(unreadable "$T/err")"
+cp "$T/badnote" "$T/badnote2"
+$BPF -a --comm=badnote2 --perf=/dev/null 2> "$T/err" &
+tracer=$!
+for _ in $(seq 200); do grep -q "tracing every process" "$T/err" && break; sleep 0.05; done
+"$T/badnote2" > /dev/null
+kill -INT $tracer; wait $tracer
+expect_eq "a process not traced, -a: status 1" 1 $?
+expect_eq "a process not traced, -a: why, then the summary, which counts it" \
+	"tr2-bpf: probe tr2:event in $T/badnote2: cannot read its arguments
+tr2-bpf: 0 events, 0 lost, 1 process not traced" "$(unreadable "$T/err" | grep -v 'tracing every process\|older trace2.h')"
+
+# Destinations that cannot be written: every line they drop is counted, in
+# their own line and in the summary line (N + M are still the events the
+# program produced); status 125 (-- CMD) or 1 (-p).
+$BPF --perf=/dev/full -- $P/tr2_shared > /dev/null 2> "$T/err"
+expect_eq "--perf=/dev/full: status 125 (CMD's is 0)" 125 $?
+expect_eq "--perf=/dev/full: the error, the lines dropped, the summary with them (one PERF line an event)" \
+	"tr2-bpf: cannot write to '/dev/full': No space left on device
+tr2-bpf: '/dev/full': 15 lines dropped
+tr2-bpf: 15 events, 0 lost, 15 lines dropped" "$(cat "$T/err")"
+$BPF --perf=/dev/full --event="$T/full.e" -- $P/tr2_shared > /dev/null 2> "$T/err"
+expect_eq "--perf=/dev/full --event=FILE: status 125; the EVENT file whole (nesting 2: 14 lines)" "125 14" "$? $(wc -l < "$T/full.e")"
+expect_eq "--perf=/dev/full --event=FILE: the summary counts the PERF lines" \
+	"tr2-bpf: 15 events, 0 lost, 15 lines dropped" "$(tail -1 "$T/err")"
+$BPF --event=/sys/ -- $P/tr2_shared > /dev/null 2> "$T/err"
+expect_eq "--event=/sys/ (no file can be made there): status 125" 125 $?
+expect_eq "--event=/sys/: the error, the lines dropped, the summary with them" \
+	"tr2-bpf: cannot open '/sys/SID': Permission denied
+tr2-bpf: '/sys/': 14 lines of 1 process dropped
+tr2-bpf: 15 events, 0 lost, 14 lines dropped" "$(sed -E 's|/sys/[0-9T.Z]+-H[0-9a-f]+-P[0-9a-f]+|/sys/SID|' "$T/err")"
+rm -f "$T/fifo"; mkfifo "$T/fifo"
+exec 7<> "$T/fifo"
+$P/tr2_allapi --wait-stdin <&7 > "$T/prog.out" &
+prog=$!
+for _ in $(seq 100); do grep -q waiting "$T/prog.out" 2>/dev/null && break; sleep 0.05; done
+$BPF --perf=/dev/full -p $prog 2> "$T/err" &
+tracer=$!
+for _ in $(seq 100); do grep -q "tracing process" "$T/err" 2>/dev/null && break; sleep 0.05; done
+echo go >&7
+wait $prog
+wait $tracer
+expect_eq "-p with --perf=/dev/full: status 1" 1 $?
+expect_eq "-p with --perf=/dev/full: the summary counts the lines dropped" "tr2-bpf: N events, 0 lost, N lines dropped" \
+	"$(tail -1 "$T/err" | sed -E 's/[0-9]+ (events|lines)/N \1/g')"
+exec 7>&-
+
+# Filters that leave out everything: said, naming the filters.
+$BPF --comm=nomatch --uid=0 -- $P/tr2_shared > /dev/null 2> "$T/err"
+expect_eq "--comm that leaves out CMD: CMD's status" 0 $?
+expect_eq "--comm that leaves out CMD: says so, naming the filters, then the summary" \
+	"tr2-bpf: --comm=nomatch, --uid=0 left out '$P/tr2_shared' and every process it started
+tr2-bpf: 0 events, 0 lost" "$(cat "$T/err")"
+rm -f "$T/fifo"; mkfifo "$T/fifo"
+exec 7<> "$T/fifo"
+$P/tr2_allapi --wait-stdin <&7 > "$T/prog.out" &
+prog=$!
+for _ in $(seq 100); do grep -q waiting "$T/prog.out" 2>/dev/null && break; sleep 0.05; done
+err "--uid that leaves out the -p process" 2 \
+	"tr2-bpf: --uid=65534 leaves out process $prog ('tr2_allapi'): nothing to trace" $BPF --uid=65534 -p $prog
+echo go >&7
+wait $prog
+exec 7>&-
+
 echo "e2e: $pass passed, $fail failed"
 [ $fail = 0 ]
