@@ -531,12 +531,18 @@ void tr2_tracer_stop(struct tracer *tr)
 	pthread_join(tr->watchdog, NULL);
 	close(tr->watchdog_stop[0]);
 	close(tr->watchdog_stop[1]);
-	/* Detach first, so that no process can stop itself any more, then
-	 * drain: the last records may ask for a SIGCONT. */
-	tr->probed = tr2_attach_objects(tr->attach) > 0;
-	tr2_attach_free(tr->attach);
-	tr->attach = NULL;
+	/* The tracepoints first, so that no process can stop itself any more,
+	 * then drain: the last records may ask for a SIGCONT (tr->attach NULL:
+	 * nothing more is attached).  Then the uprobes, whose closing waits
+	 * for RCU grace periods (a second here under load): a process held
+	 * meanwhile would wait for no one, and go on unserved. */
+	struct tr2_attach *attach = tr->attach;
+
+	tr->probed = tr2_attach_objects(attach) > 0;
 	tr2_bpf__detach(tr->skel);
+	tr->attach = NULL;
+	tr2_ring_consume(tr->ring);
+	tr2_attach_free(attach);
 	tr2_ring_consume(tr->ring);
 	mark_losses(tr);
 	tr2_session_flush(tr->session);
