@@ -308,6 +308,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tr2-fmt: %s\n", err);
 		return EXIT_TROUBLE;
 	}
+	/* a view is one document: a file of an earlier run is overwritten */
+	if ((tgt == &tr2_tgt_chrome || tgt == &tr2_tgt_folded) && tr2_dst_truncate(dst)) {
+		fprintf(stderr, "tr2-fmt: cannot empty '%s': %s\n", dest, strerror(errno));
+		return EXIT_TROUBLE;
+	}
 	tr2_target_init(&t, tgt ? tgt : &tr2_tgt_perf, &opts, dst);
 	tr2_dst_set_max_files(t.dst, max_files);
 	rd = tr2_reader_new();

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/libbpf.h>
 
 #include "tr2.skel.h"
@@ -57,6 +58,37 @@ static void set_rodata(struct tr2_bpf *skel, const struct tr2_opts *o, const str
 		bpf_program__set_autoload(skel->progs.on_fork, false);
 }
 
+/* Whether dest, a DEST value (NULL: standard output), writes to the file
+ * that standard output is, *out. */
+static int on_stdout(const char *dest, const struct stat *out)
+{
+	struct stat st;
+
+	if (!dest)
+		return 1;
+	if (dest[0] >= '2' && dest[0] <= '9' && !dest[1] ? fstat(dest[0] - '0', &st) : stat(dest, &st))
+		return 0;
+	return !S_ISDIR(st.st_mode) && st.st_dev == out->st_dev && st.st_ino == out->st_ino;
+}
+
+/* -- CMD: whether CMD's standard output must be tr2-bpf's standard error, so
+ * that CMD's output and trace lines do not mix by accident: a format or
+ * --summary-json writes to the file standard output is (DEST omitted, or a
+ * path or descriptor naming it), and that is no terminal (a file, a pipe to
+ * tr2-fmt), where the two would make one stream no reader can take apart. */
+static int keep_stdout_for_trace(const struct tr2_opts *o)
+{
+	struct stat out;
+	int shared;
+
+	if (isatty(STDOUT_FILENO) || fstat(STDOUT_FILENO, &out))
+		return 0;
+	shared = o->sum.json_set && on_stdout(o->sum.json_dest, &out);
+	for (int i = 0; i < o->nformats && !shared; i++)
+		shared = on_stdout(o->formats[i].dest, &out);
+	return shared;
+}
+
 int main(int argc, char **argv)
 {
 	struct tr2_opts opts = { 0 };
@@ -68,8 +100,11 @@ int main(int argc, char **argv)
 	libbpf_set_print(opts.verbose ? libbpf_print : NULL);
 	/* CMD first, before anything it must not inherit is opened or set
 	 * (tr2_cmd.h); held until the mode starts it. */
-	if (opts.cmd && !(tr.cmd = tr2_cmd_start(opts.cmd, opts.user, err, sizeof(err))))
-		tr2_fail("%s", err);
+	if (opts.cmd) {
+		tr.cmd = tr2_cmd_start(opts.cmd, opts.user, keep_stdout_for_trace(&opts), err, sizeof(err));
+		if (!tr.cmd)
+			tr2_fail("%s", err);
+	}
 	tr.mode = opts.cmd ? &tr2_mode_cmd : opts.all ? &tr2_mode_all : &tr2_mode_pid;
 	tr2_tracer_open_targets(&tr);
 

@@ -112,6 +112,10 @@ void tr2_tracer_open_targets(struct tracer *tr)
 			tr2_fail("%s", err);
 		/* a destination that fails drops and counts every line from then on */
 		tr2_dst_set_counting(dst, true);
+		/* a view is one document: a file of an earlier run is overwritten */
+		if ((o->formats[i].fmt == TR2_FMT_CHROME || o->formats[i].fmt == TR2_FMT_FOLDED) &&
+		    tr2_dst_truncate(dst))
+			tr2_fail("cannot empty '%s': %s", o->formats[i].dest, strerror(errno));
 		tr2_target_init(&tr->targets[i], tr2_tgt_of(o->formats[i].fmt), &topts, dst);
 		tr2_dst_set_max_files(dst, o->max_files);
 		tr2_dst_set_buffered(dst, true);

@@ -302,5 +302,33 @@ echo go >&7
 wait $prog
 exec 7>&-
 
+# --- trace lines and the program's output apart; views one document ---------
+# (issue 27, point 3) README's pipe, with a CMD that prints: CMD's standard
+# output is tr2-bpf's standard error, since trace lines take the pipe.
+$BPF --event --event-nesting=10 -- sh -c "echo the program\'s own line; exec $P/tr2_shared" 2> "$T/err" |
+	$B/tr2-fmt --perf > "$T/pipe.p" 2> "$T/fmt.err"
+expect_eq "tr2-bpf --event -- CMD | tr2-fmt --perf, CMD prints: both succeed, tr2-fmt says nothing" \
+	"0 0 " "${PIPESTATUS[0]} ${PIPESTATUS[1]} $(cat "$T/fmt.err")"
+masked perf "$T/pipe.p" > "$T/pipe.p.m" && same "... the PERF lines, as --perf writes them" "$EXP/shared.perf" "$T/pipe.p.m"
+expect_eq "... CMD's line on tr2-bpf's standard error, the summary last" \
+	"the program's own line|tr2-bpf: 15 events, 0 lost" "$(tr '\n' '|' < "$T/err" | sed 's/|$//')"
+# --chrome and --folded to a file overwrite it, as perf record -o does: one
+# document after any number of runs (tr2-bpf and tr2-fmt).
+$BPF --chrome="$T/once.json" --folded="$T/once.folded" --event="$T/once.e" -- $P/tr2_shared > /dev/null 2>&1
+$B/tr2-fmt --chrome "$T/once.e" > "$T/fmt-once.json"
+for i in 1 2; do
+	$BPF --chrome="$T/twice.json" --folded="$T/twice.folded" -- $P/tr2_shared > /dev/null 2>&1
+	$B/tr2-fmt --chrome="$T/fmt-twice.json" "$T/once.e"
+	$B/tr2-fmt --folded="$T/fmt-twice.folded" "$T/once.e"
+done
+entries() { python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$1" 2>&1; }
+expect_eq "--chrome=FILE twice: one JSON array, as many entries as one run's" \
+	"$(entries "$T/once.json")" "$(entries "$T/twice.json")"
+expect_eq "tr2-fmt --chrome=FILE twice: one JSON array, as many entries as one run's" \
+	"$(entries "$T/fmt-once.json")" "$(entries "$T/fmt-twice.json")"
+expect_eq "--folded=FILE twice: the stacks of one run" "$(wc -l < "$T/once.folded")" "$(wc -l < "$T/twice.folded")"
+expect_eq "tr2-fmt --folded=FILE twice: the stacks of one run" "$(wc -l < "$T/once.folded")" \
+	"$(wc -l < "$T/fmt-twice.folded")"
+
 echo "e2e: $pass passed, $fail failed"
 [ $fail = 0 ]
