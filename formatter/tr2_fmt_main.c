@@ -138,6 +138,9 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_TROUBLE;
 }
 
+/* Malformed lines reported per input, at most; then one line counts the rest. */
+#define MAX_REPORTED 100
+
 /* convert()'s result bit for a failed output: nothing more can be written. */
 #define OUTPUT_FAILED 4
 
@@ -214,7 +217,7 @@ static const char *next_line(struct input *in, size_t *n)
 static int convert(FILE *f, const char *name, struct tr2_reader *rd, struct tr2_target *t,
 		   struct input *in)
 {
-	unsigned long lineno = 0;
+	unsigned long lineno = 0, malformed = 0;
 	int status = 0;
 	const char *line;
 	size_t n;
@@ -232,9 +235,12 @@ static int convert(FILE *f, const char *name, struct tr2_reader *rd, struct tr2_
 		int rc;
 
 		lineno++;
+		if (n && line[n - 1] == '\r')   /* a CR LF line end */
+			n--;
 		rc = tr2_reader_parse(rd, line, n, &ev);
 		if (rc < 0) {
-			fprintf(stderr, "tr2-fmt: %s:%lu: %s\n", name, lineno, tr2_reader_error(rd));
+			if (++malformed <= MAX_REPORTED)
+				fprintf(stderr, "tr2-fmt: %s:%lu: %s\n", name, lineno, tr2_reader_error(rd));
 			status = EXIT_MALFORMED;
 		} else if (tr2_target_emit(t, &ev) && !tr2_dst_per_process(t->dst)) {
 			/* a directory or socket DEST drops and counts the
@@ -242,6 +248,9 @@ static int convert(FILE *f, const char *name, struct tr2_reader *rd, struct tr2_
 			return status | EXIT_TROUBLE | OUTPUT_FAILED;
 		}
 	}
+	if (malformed > MAX_REPORTED)
+		fprintf(stderr, "tr2-fmt: %s: %lu more malformed lines, not shown: %lu of its %lu lines were malformed\n",
+			name, malformed - MAX_REPORTED, malformed, lineno);
 	if (tr2_dst_flush(t->dst))
 		return status | EXIT_TROUBLE | OUTPUT_FAILED;
 	if (in->err) {

@@ -1,5 +1,5 @@
 # formatter/tr2fmt.mk: tr2-fmt, the EVENT-line converter, and its tests
-# (tests/fmt: malformed input; tests/gitdiff: equality with the installed git).
+# (tests/fmt: malformed input, bounds; tests/gitdiff: equality with the installed git).
 # Objects live in $(BUILD)/tr2fmt/ so that they never meet formatter/build.mk's rules.
 # Its JSON layer (tr2_read_json.cc, simdjson) is in libtr2fmt.a.
 
@@ -20,6 +20,7 @@ ALL += $(BUILD)/tr2-fmt
 # and so invalid JSON.
 test-fmt: $(BUILD)/tr2-fmt
 	@rc=0; tests/fmt/run.sh $(BUILD)/tr2-fmt || rc=1; tests/fmt/dest.sh $(BUILD)/tr2-fmt || rc=1; \
+	tests/fmt/bounds.sh $(BUILD)/tr2-fmt || rc=1; \
 	GITDIFF_ALLOW=fffd tests/gitdiff/run.sh $(BUILD)/tr2-fmt || rc=1; exit $$rc
 TESTS += test-fmt
 
