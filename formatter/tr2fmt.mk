@@ -10,6 +10,9 @@ $(BUILD)/tr2fmt/formatter/%.o: formatter/%.c $(wildcard formatter/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+# --version: the release of usdt/build.mk
+$(BUILD)/tr2fmt/formatter/tr2_fmt_main.o: CPPFLAGS += -DTR2_VERSION='"$(TR2_VERSION)"'
+
 $(BUILD)/tr2-fmt: $(TR2FMT_OBJS) $(BUILD)/libtr2fmt.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(FMT_LIBS) -lm
 

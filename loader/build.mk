@@ -8,6 +8,9 @@ $(BUILD)/loader/%.o: loader/%.c $(BUILD)/tr2.skel.h $(wildcard loader/*.h format
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+# --version: the release of usdt/build.mk
+$(BUILD)/loader/tr2_opts.o: CPPFLAGS += -DTR2_VERSION='"$(TR2_VERSION)"'
+
 $(BUILD)/tr2-bpf: $(LOADER_OBJS) $(BUILD)/libtr2fmt.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LOADER_LIBS)
 

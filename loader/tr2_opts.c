@@ -15,148 +15,65 @@
 
 #define DEFAULT_RING_BYTES (4u << 20)
 
+/* A screen's worth: tr2-bpf(1) is the reference (tests/man/run.sh checks
+ * that it documents every option here, and no other). */
 static const char usage[] =
 "Usage: tr2-bpf [OPTIONS] -p PID [-p PID...]\n"
 "       tr2-bpf [OPTIONS] -- CMD [ARG...]\n"
 "       tr2-bpf [OPTIONS] -a\n"
 "\n"
-"Trace programs instrumented with tr2's <trace2.h>: attach eBPF programs to\n"
-"the probes of their tr2 runtime (libtr2.so, or libtr2.a linked into the\n"
-"program or a shared object) and write their Trace2 events the way git\n"
-"writes them.  Processes tr2-bpf does not trace pay nothing.\n"
+"Trace programs instrumented with tr2's <trace2.h> (libtr2.so, or libtr2.a\n"
+"linked in) and write their Trace2 events as git writes them.  Needs root.\n"
 "\n"
-"  -p, --pid=PID          attach to the running process PID (repeat for more);\n"
-"                         stop when they have all exited\n"
-"  -- CMD [ARG...]        run CMD traced from its first event, and every\n"
-"                         descendant of it that carries probes (sid parent/child,\n"
-"                         depth d1, d2, ...); exit with CMD's status\n"
-"  -u, --user=USER        with -- CMD: run CMD as USER (a name or a uid), as\n"
-"                         strace -u does: USER's uid, gid and groups, and its\n"
-"                         HOME, USER, LOGNAME (SHELL if a login shell);\n"
-"                         tr2-bpf itself stays root\n"
-"  -a, --all              every process on the host that carries a tr2\n"
-"                         runtime: those running, from now on, and every one\n"
-"                         started later, from its first event, whoever starts\n"
-"                         it (containers too); until Ctrl-C, SIGTERM or\n"
-"                         --duration\n"
-"      --comm=NAME[,NAME...]  only processes of these names (their comm, at\n"
-"                         most 15 bytes: longer names are cut there), in any\n"
-"                         mode\n"
-"      --uid=USER         only processes whose real user is USER (a name or a\n"
-"                         number), in any mode\n"
-"      --cgroup=PATH      only processes in the cgroup v2 directory PATH or\n"
-"                         below it (also cgroups made later), in any mode\n"
-"      --duration=SECONDS stop after SECONDS (any mode)\n"
+"What to trace:\n"
+"  -p, --pid=PID          the running process PID (repeat for more)\n"
+"  -- CMD [ARG...]        run CMD traced from its first event, with its\n"
+"                         descendants; exit with CMD's status\n"
+"  -u, --user=USER        with -- CMD: run CMD as USER (as strace -u)\n"
+"  -a, --all              every process with a tr2 runtime, until Ctrl-C\n"
+"      --comm=NAME[,NAME...]  only processes of these names (any mode)\n"
+"      --uid=USER         only processes of this real user (any mode)\n"
+"      --cgroup=PATH      only processes in this cgroup v2 directory or below\n"
+"      --duration=SECONDS stop after SECONDS\n"
 "\n"
-"Formats (any combination; none given: --perf to standard output, or with\n"
-"--summary no event stream):\n"
+"Formats, any combination (none given: --perf to standard output):\n"
 "      --normal[=DEST]    git's NORMAL format (GIT_TRACE2)\n"
 "      --perf[=DEST]      git's PERF format (GIT_TRACE2_PERF)\n"
 "      --event[=DEST]     git's EVENT format, JSON lines (GIT_TRACE2_EVENT)\n"
-"      --chrome[=DEST]    Chrome Trace Event Format (JSON), the format Perfetto\n"
-"                         UI, chrome://tracing and speedscope open; written as\n"
-"                         events arrive, the closing ']' at the end\n"
-"      --folded[=DEST]    region self time as collapsed stacks (process;thread;\n"
-"                         category:label;... microseconds), for flame graphs;\n"
-"                         written at the end\n"
-"      --brief            the BRIEF variant of every chosen format\n"
-"      --event-nesting=N  EVENT region nesting limit (default 2, as\n"
-"                         GIT_TRACE2_EVENT_NESTING)\n"
+"      --chrome[=DEST]    Chrome Trace Event Format, for Perfetto, speedscope\n"
+"      --folded[=DEST]    region self time as collapsed stacks, for flame graphs\n"
+"      --brief            the BRIEF variant of every format\n"
+"      --event-nesting=N  EVENT's region nesting limit (default 2)\n"
+"      --max-files=N      a directory DEST holds at most N files\n"
 "\n"
-"Summary (aggregated in the eBPF programs; with no format given, region_enter,\n"
-"region_leave and integer data send nothing to tr2-bpf):\n"
-"      --summary[=INTERVAL]  per process and (category, label): count, total,\n"
-"                         mean, min, max, p50, p99 of region durations, and per\n"
-"                         (category, key) count, sum, min, max, last of integer\n"
-"                         data; a table on standard output every INTERVAL\n"
-"                         seconds (default: only at the end) and at the end or\n"
-"                         Ctrl-C.  Each table covers the trace so far; seconds\n"
-"                         with 6 decimals, as PERF's columns; p50 and p99 are\n"
-"                         approximate (log2 histograms, interpolated); `open`:\n"
-"                         entered, not left yet; `before`: left, entered before\n"
-"                         the attach (no duration).  E.g. (tr2-bpf --summary --\n"
-"                         build/examples/dirscan -j 2 /usr/include):\n"
+"Summary, aggregated in BPF (no format given: no event stream):\n"
+"      --summary[=INTERVAL]  region durations and integer data per process, a\n"
+"                         table every INTERVAL seconds and at the end\n"
+"      --hist             with --summary: log2 histograms of durations\n"
+"      --summary-json[=DEST]  with --summary: the same numbers as JSON\n"
+"      --summary-by=process|program  with --summary: a table per process or\n"
+"                         per program\n"
+"      --summary-keys=N   with --summary: room for N keys (default 8192)\n"
+"      --category=LIST    only these categories, in every mode\n"
 "\n"
-"2026-11-23T18:22:40Z tr2-bpf summary after 2.850 s, final: durations in seconds, p50 and p99 approximate\n"
-"\n"
-"pid 11195 dirscan\n"
-"    count      total       mean        min        max        p50        p99  open before  category label\n"
-"        2   4.269672   2.134836   2.134690   2.134981   2.134690   2.134981     0      0  read     files\n"
-"        1   2.611182   2.611182   2.611182   2.611182   2.611182   2.611182     0      0  scan     pass\n"
-"        1   2.139026   2.139026   2.139026   2.139026   2.139026   2.139026     0      0  scan     read\n"
-"      844   2.032193   0.002407   0.000129   0.354806   0.000454   0.025165     0      0  walk     read_dir\n"
-"        1   0.355560   0.355560   0.355560   0.355560   0.355560   0.355560     0      0  scan     walk\n"
-"        1   0.112645   0.112645   0.112645   0.112645   0.112645   0.112645     0      0  scan     check\n"
-"    count        sum        min        max       last  category key\n"
-"        2  118125638   57388924   60736714   57388924  read     bytes\n"
-"        2       8125       3985       4140       3985  read     files\n"
-"        1        844        844        844        844  walk     dirs\n"
-"        1       8125       8125       8125       8125  walk     files\n"
-"\n"
-"      --hist             with --summary: each region's log2 histogram (ns), in\n"
-"                         the layout of bcc's tools\n"
-"      --summary-json[=DEST]  with --summary: the same numbers as JSON, one\n"
-"                         document (one line) per table; DEST omitted: standard\n"
-"                         output, instead of the text table\n"
-"      --summary-by=process|program  with --summary: a table per process, or\n"
-"                         per program: the processes of one name (cmd_name,\n"
-"                         else argv[0], else comm) added up, headed \"program\n"
-"                         NAME: N processes\"; default: program with -a, else\n"
-"                         process\n"
-"      --summary-keys=N   room for N (process, category, label) keys (default\n"
-"                         8192); events of a key that finds no room are not\n"
-"                         aggregated and counted (\"not aggregated\")\n"
-"      --category=LIST    only these categories (comma-separated) are recorded\n"
-"                         or aggregated, in every mode; filtered in BPF (region\n"
-"                         and data events; timers and counters are not filtered)\n"
-"\n"
-"DEST, a Trace2 target value: omitted, standard output; a file descriptor 2-9;\n"
-"an absolute path (appended to); an existing directory (one file per traced\n"
-"process, named after the last part of its sid); af_unix:[stream:|dgram:]/path\n"
-"(one connection per traced process, from its first event to its last, as\n"
-"each git process opens its own: what trace2receiver expects).\n"
-"      --max-files=N      a directory DEST holds at most N files; then git's\n"
-"                         git-trace2-discard sentinel (as trace2.maxFiles;\n"
-"                         default 0, no limit)\n"
-"\n"
-"  -b, --ring-buffer=SIZE ring buffer size in bytes, a power of 2 (K and M\n"
-"                         suffixes allowed; default 4M)\n"
-"      --probe-nop=auto|1|5\n"
-"                         where the uprobe goes on the runtime's probe site,\n"
-"                         a 1-byte nop then a 5-byte nop.  1 (auto): the\n"
-"                         1-byte nop, emulated by the kernel, correct\n"
-"                         everywhere.  5: the 5-byte nop, which Linux 6.18+\n"
-"                         turns into a call, half the cost of an event; but\n"
-"                         there a child forked after that crashes (its copy\n"
-"                         of the call has no trampoline), so tr2-bpf refuses\n"
-"                         5 where the kernel makes that call\n"
-"  -v, --verbose          show libbpf's messages and why a record was dropped;\n"
-"                         before the summary, tr2-bpf's own CPU time, how\n"
-"                         many records named their call site's literal\n"
-"                         strings by number instead of carrying them, how\n"
-"                         often processes were held stopped to attach to a\n"
-"                         new object, and what tr2-bpf keeps at the end\n"
+"  -b, --ring-buffer=SIZE ring buffer size, a power of 2 (default 4M)\n"
+"      --probe-nop=auto|1|5  where the uprobe goes on each probe site\n"
+"  -v, --verbose          libbpf's messages; what tr2-bpf did and keeps\n"
+"  -V, --version          show the version\n"
 "  -h, --help             show this text\n"
 "\n"
-"On stderr, after a trace, the last line is the summary\n"
-"  tr2-bpf: N events, M lost\n"
-"N events were written; M were dropped on the way (ring buffer full, record\n"
-"not decodable), counted exactly.  Errors are one line on stderr and a non-zero\n"
-"exit status.  Needs root (CAP_BPF and CAP_PERFMON).\n"
-"\n"
-"With -- CMD, CMD inherits what tr2-bpf was started with, as from the shell\n"
-"(fds, environment, signal mask and dispositions, limits, umask, cwd, process\n"
-"group); a SIGTERM to tr2-bpf is passed on to CMD; Ctrl-C reaches CMD from the\n"
-"terminal.  If tr2-bpf ends first (killed, or its output failed), CMD runs on,\n"
-"untraced.\n"
+"DEST: omitted, standard output; a descriptor 2-9; an absolute path; an\n"
+"existing directory (a file per process); af_unix:[stream:|dgram:]/path.\n"
+"The last line on standard error is \"tr2-bpf: N events, M lost\", with what\n"
+"was dropped or not traced after it; then the exit status is not 0.\n"
 "\n"
 "Examples:\n"
-"  sudo tr2-bpf -p 4242                       PERF lines of process 4242, live\n"
-"  sudo tr2-bpf --perf -- ./prog arg          trace ./prog from its start\n"
-"  sudo tr2-bpf --event=/tmp/t.json --normal=2 -p 4242\n"
+"  sudo tr2-bpf -p 4242                        PERF lines of process 4242\n"
 "  sudo tr2-bpf --event=/var/log/tr2/ -- make  one EVENT file per process\n"
-"  sudo tr2-bpf -u \"$USER\" --perf -- make     make as yourself, traced\n"
-"  sudo tr2-bpf --chrome=/tmp/t.json -- ./prog  open /tmp/t.json in ui.perfetto.dev\n";
+"  sudo tr2-bpf --event -- ./prog | tr2-fmt    the same lines, converted\n"
+"  sudo tr2-bpf -a --summary=60                a table a minute, whole host\n"
+"\n"
+"The whole reference: man tr2-bpf\n";
 
 /* The options without a short form: codes past any character. */
 enum {
@@ -339,6 +256,7 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -350,7 +268,7 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 	o->probe_nop = -1;
 	o->sum.keys = 8192;
 	opterr = 0;   /* one line of our own instead of getopt's two */
-	while ((opt = getopt_long(argc, argv, "+:p:u:ab:vh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:p:u:ab:vVh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'u':
 			o->user = optarg;
@@ -377,10 +295,18 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 				tr2_fail("bad --duration '%s': want seconds, more than 0", optarg);
 			break;
 		}
-		case 'p':
+		case 'p': {
+			pid_t pid = parse_number(optarg, 1, 0x3fffffff, "bad PID '%s'");
+			int i;
+
+			for (i = 0; i < o->npids && o->pids[i] != pid; i++)
+				;
+			if (i < o->npids)   /* given twice: one process */
+				break;
 			o->pids = tr2_grow(o->pids, o->npids, &npids_cap, sizeof(*o->pids));
-			o->pids[o->npids++] = parse_number(optarg, 1, 0x3fffffff, "bad PID '%s'");
+			o->pids[o->npids++] = pid;
 			break;
+		}
 		case OPT_NORMAL:
 		case OPT_PERF:
 		case OPT_EVENT:
@@ -395,8 +321,8 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 			o->brief = 1;
 			break;
 		case OPT_EVENT_NESTING:
-			o->event_nesting = parse_number(optarg, 0, 1000000,
-							"bad --event-nesting '%s': want a number of levels");
+			o->event_nesting = parse_number(optarg, 1, 1000000,
+							"bad --event-nesting '%s': want a number of levels, 1 or more");
 			break;
 		case 'b':
 			o->ring_bytes = parse_size(optarg);
@@ -425,6 +351,9 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			exit(0);
+		case 'V':
+			puts("tr2-bpf " TR2_VERSION);
 			exit(0);
 		case ':':
 			tr2_fail("option '%s' needs a value (see --help)", argv[optind - 1]);

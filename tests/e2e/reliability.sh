@@ -557,7 +557,7 @@ err "relative DEST" "tr2-bpf: invalid destination 'rel/x': want a file descripto
 	$BPF --event=rel/x -- /bin/true
 err "af_unix: without a path" "tr2-bpf: invalid socket path in 'af_unix:': want an absolute path" \
 	$BPF --perf=af_unix: -- /bin/true
-err "--event-nesting=abc" "tr2-bpf: bad --event-nesting 'abc': want a number of levels" \
+err "--event-nesting=abc" "tr2-bpf: bad --event-nesting 'abc': want a number of levels, 1 or more" \
 	$BPF --event-nesting=abc -- /bin/true
 err "--ring-buffer=3" "tr2-bpf: bad --ring-buffer size '3': want a power of 2 from 4K to 1024M" \
 	$BPF --ring-buffer=3 -- /bin/true

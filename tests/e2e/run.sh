@@ -201,6 +201,9 @@ kill $sp
 err "bad PID" 2 "tr2-bpf: bad PID 'abc'" $BPF -p abc
 err "relative DEST" 2 "tr2-bpf: invalid destination 'relative/x': want a file descriptor 2-9, an absolute path, or af_unix:[stream:|dgram:]/absolute/path" $BPF --perf=relative/x -- /bin/true
 err "nothing to trace" 2 "tr2-bpf: nothing to trace: give -p PID, -- CMD or -a (see --help)" $BPF
+err "--event-nesting=0, as tr2-fmt and git refuse it" 2 \
+	"tr2-bpf: bad --event-nesting '0': want a number of levels, 1 or more" $BPF --event-nesting=0 -- /bin/true
+expect_eq "--version, -V" "tr2-bpf 0.1.0|tr2-bpf 0.1.0" "$($BPF --version)|$($BPF -V)"
 $BPF -- /nonexistent/program > /dev/null 2> "$T/err"
 expect_eq "missing CMD: status 127" 127 $?
 expect_eq "missing CMD: message, then the summary" "tr2-bpf: cannot run '/nonexistent/program': No such file or directory
@@ -283,6 +286,30 @@ wait $tracer
 expect_eq "-p with --perf=/dev/full: status 1" 1 $?
 expect_eq "-p with --perf=/dev/full: the summary counts the lines dropped" "tr2-bpf: N events, 0 lost, N lines dropped" \
 	"$(tail -1 "$T/err" | sed -E 's/[0-9]+ (events|lines)/N \1/g')"
+exec 7>&-
+
+# A destination that fails at once: the trace stops, and nothing is said of
+# held processes (they were let go before the uprobes were closed).
+$BPF --perf=/proc/version -- $P/tr2_shared > /dev/null 2> "$T/err"
+expect_eq "--perf=/proc/version: the error, the count, the summary, nothing else" \
+	"tr2-bpf: cannot write to '/proc/version': Input/output error
+tr2-bpf: '/proc/version': 15 lines dropped
+tr2-bpf: 15 events, 0 lost, 15 lines dropped" "$(cat "$T/err")"
+
+# -p PID -p PID: one process.
+rm -f "$T/fifo"; mkfifo "$T/fifo"
+exec 7<> "$T/fifo"
+$P/tr2_allapi --wait-stdin <&7 > "$T/prog.out" &
+prog=$!
+for _ in $(seq 100); do grep -q waiting "$T/prog.out" 2>/dev/null && break; sleep 0.05; done
+$BPF --perf=/dev/null -p $prog -p $prog 2> "$T/err" &
+tracer=$!
+for _ in $(seq 100); do grep -q "tracing process" "$T/err" 2>/dev/null && break; sleep 0.05; done
+echo go >&7
+wait $prog
+wait $tracer
+expect_eq "-p PID -p PID: one process, traced once" "0|tr2-bpf: tracing process $prog|tr2-bpf: 34 events, 0 lost" \
+	"$?|$(head -1 "$T/err" | sed 's/: [0-9]* probe sites in [0-9]* objects; Ctrl-C to stop//')|$(tail -1 "$T/err")"
 exec 7>&-
 
 # Filters that leave out everything: said, naming the filters.
