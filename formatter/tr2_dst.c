@@ -53,7 +53,8 @@ struct tr2_dst {
 	bool use_send;      /* a socket: send(MSG_NOSIGNAL) */
 	bool reported;      /* a failure was written to stderr */
 	bool quiet;         /* failures are not written to stderr (tr2_dst_set_quiet) */
-	bool failed;        /* a write failed: later lines are dropped */
+	bool failed;        /* DST_FD, DST_FILE: a write failed: later lines are dropped */
+	bool counting;      /* a failure is counted, not returned (tr2_dst_set_counting) */
 
 	/* DST_FD, DST_FILE with buffering on: whole lines waiting for
 	 * tr2_dst_flush() (one write(2) per batch instead of per line) */
@@ -108,14 +109,14 @@ static struct tr2_dst *new_dst(enum dst_kind kind, const char *name, int fd, boo
 	return d;
 }
 
-/* Reports the destination's first failure on stderr, "tr2: cannot <verb>
- * '<what>': <why>"; the rest are counted by the callers. */
+/* Reports the destination's first failure on stderr, "<program>: cannot
+ * <verb> '<what>': <why>"; the rest are counted by the callers. */
 static void report_why(struct tr2_dst *d, const char *verb, const char *what, const char *why)
 {
 	if (d->reported || d->quiet)
 		return;
 	d->reported = true;
-	fprintf(stderr, "tr2: cannot %s '%s': %s\n", verb, what, why);
+	fprintf(stderr, "%s: cannot %s '%s': %s\n", program_invocation_short_name, verb, what, why);
 }
 
 static void report(struct tr2_dst *d, const char *verb, const char *what, int errnum)
@@ -589,9 +590,10 @@ void tr2_dst_end_process(struct tr2_dst *d, const char *sid)
 /* ---- writing ---- */
 
 /* Writes all of line[0..len) to fd, with send(MSG_NOSIGNAL) when use_send;
- * returns 0 or an errno. */
-static int put_all(int fd, bool use_send, const char *line, size_t len)
+ * returns 0 or an errno, with the bytes written before it in *done. */
+static int put_all(int fd, bool use_send, const char *line, size_t len, size_t *done)
 {
+	*done = 0;
 	while (len) {
 		ssize_t n = use_send ? send(fd, line, len, MSG_NOSIGNAL) : write(fd, line, len);
 
@@ -602,6 +604,7 @@ static int put_all(int fd, bool use_send, const char *line, size_t len)
 		}
 		line += n;
 		len -= (size_t)n;
+		*done += (size_t)n;
 	}
 	return 0;
 }
@@ -624,15 +627,43 @@ static int put_datagrams(int fd, const char *line, size_t len)
 	return 0;
 }
 
-/* Writes all of line[0..len) to fd; reports a failure once. */
-static int write_all(struct tr2_dst *d, int fd, const char *what, const char *line, size_t len)
+/* The lines in text[0..len): its newlines (a line cut short counts too). */
+static uint64_t count_lines(const char *text, size_t len)
 {
-	int e = put_all(fd, d->use_send, line, len);
+	uint64_t n = 0;
+	const char *p = text, *end = text + len;
 
-	if (e) {
-		report(d, "write to", what, e);
+	while (p < end && (p = memchr(p, '\n', (size_t)(end - p)))) {
+		n++;
+		p++;
+	}
+	return n + (len && text[len - 1] != '\n');
+}
+
+/* The result of a write to a destination that has failed as a whole: -1,
+ * or 0 where the caller has asked to learn of it from tr2_dst_failed(). */
+static int failure(const struct tr2_dst *d)
+{
+	return d->counting ? 0 : -1;
+}
+
+/* Writes all of line[0..len) to the file or descriptor; when that fails,
+ * reports it once, and the lines not written whole and every later line
+ * are dropped and counted. */
+static int write_all(struct tr2_dst *d, const char *line, size_t len)
+{
+	size_t done = 0;
+	int e = d->failed ? 0 : put_all(d->fd, d->use_send, line, len, &done);
+
+	if (d->failed || e) {
+		if (e)
+			report(d, "write to", d->name, e);
 		d->failed = true;
-		return -1;
+		/* a line cut short counts as dropped */
+		while (done && line[done - 1] != '\n')
+			done--;
+		d->dropped += count_lines(line + done, len - done);
+		return failure(d);
 	}
 	return 0;
 }
@@ -641,16 +672,18 @@ static int write_all(struct tr2_dst *d, int fd, const char *what, const char *li
  * lines are dropped from then on, and counted; never fails as a whole. */
 static int write_socket(struct tr2_dst *d, struct proc_file *pf, const char *line, size_t len)
 {
+	size_t done;
+
 	if (pf->state == PROC_CONN) {
 		int e = d->sock_type == SOCK_DGRAM ? put_datagrams(pf->fd, line, len) :
-			put_all(pf->fd, true, line, len);
+			put_all(pf->fd, true, line, len, &done);
 
 		if (!e)
 			return 0;
 		report(d, "write to", d->name, e);
 		drop_proc(d, pf);
 	}
-	d->dropped++;
+	d->dropped += count_lines(line, len);
 	return 0;
 }
 
@@ -664,12 +697,10 @@ int tr2_dst_flush(struct tr2_dst *d)
 {
 	int r = 0;
 
-	if (d->failed)
-		return -1;
 	if (d->out.len)
-		r = write_all(d, d->fd, d->name, d->out.p, d->out.len);
+		r = write_all(d, d->out.p, d->out.len);
 	d->out.len = 0;
-	return r;
+	return d->failed ? failure(d) : r;
 }
 
 /* Lines wait in the buffer up to this size. */
@@ -691,29 +722,28 @@ int tr2_dst_commit(struct tr2_dst *d)
 static int write_proc_file(struct tr2_dst *d, struct proc_file *pf, const char *line, size_t len)
 {
 	int fd = proc_fd(d, pf), e;
+	size_t done;
 
 	if (fd < 0) {
 		if (pf->state != PROC_FAILED)
 			return 0;   /* discarded (too many files), as git */
-		d->dropped++;
+		d->dropped += count_lines(line, len);
 		return -1;
 	}
-	e = put_all(fd, false, line, len);
+	e = put_all(fd, false, line, len, &done);
 	if (!e)
 		return 0;
 	report(d, "write to", pf->path, e);
 	close_proc_fd(d, pf);
 	pf->state = PROC_FAILED;
 	d->dropped_procs++;
-	d->dropped++;
+	d->dropped += count_lines(line, len);
 	return -1;
 }
 
 int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t len)
 {
-	if (d->buffered) {
-		if (d->failed)
-			return -1;
+	if (d->buffered && !d->failed) {
 		tr2_buf_put(&d->out, line, len);
 		return tr2_dst_commit(d);
 	}
@@ -722,7 +752,7 @@ int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t l
 		return write_socket(d, lookup_proc(d, sid), line, len);
 	if (d->kind == DST_DIR)
 		return write_proc_file(d, lookup_proc(d, sid), line, len);
-	return write_all(d, d->fd, d->name, line, len);
+	return write_all(d, line, len);
 }
 
 void tr2_dst_close(struct tr2_dst *d)
@@ -749,6 +779,30 @@ bool tr2_dst_per_process(const struct tr2_dst *d)
 	return d && (d->kind == DST_DIR || d->kind == DST_SOCKET);
 }
 
+void tr2_dst_set_counting(struct tr2_dst *d, bool on)
+{
+	d->counting = on;
+}
+
+bool tr2_dst_failed(const struct tr2_dst *d)
+{
+	return d->failed;
+}
+
+int tr2_dst_truncate(struct tr2_dst *d)
+{
+	struct stat st;
+
+	if (d->kind != DST_FILE || fstat(d->fd, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	return ftruncate(d->fd, 0);
+}
+
+const char *tr2_dst_name(const struct tr2_dst *d)
+{
+	return d->name;
+}
+
 uint64_t tr2_dst_dropped(const struct tr2_dst *d, uint64_t *procs, uint64_t *refused)
 {
 	if (procs)
@@ -764,10 +818,15 @@ void tr2_dst_report_dropped(const struct tr2_dst *d)
 
 	if (!d || !d->dropped)
 		return;
+	if (!tr2_dst_per_process(d)) {
+		fprintf(stderr, "%s: '%s': %llu line%s dropped\n", program_invocation_short_name, d->name,
+			(unsigned long long)d->dropped, d->dropped == 1 ? "" : "s");
+		return;
+	}
 	if (d->refused)
 		snprintf(refused, sizeof(refused), " (%llu refused: %d connections open)",
 			 (unsigned long long)d->refused, TR2_DST_MAX_CONNECTIONS);
-	fprintf(stderr, "tr2: '%s': %llu line%s of %llu process%s dropped%s\n", d->name,
-		(unsigned long long)d->dropped, d->dropped == 1 ? "" : "s",
+	fprintf(stderr, "%s: '%s': %llu line%s of %llu process%s dropped%s\n", program_invocation_short_name,
+		d->name, (unsigned long long)d->dropped, d->dropped == 1 ? "" : "s",
 		(unsigned long long)d->dropped_procs, d->dropped_procs == 1 ? "" : "es", refused);
 }

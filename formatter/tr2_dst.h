@@ -71,7 +71,11 @@ struct tr2_dst *tr2_dst_open(const char *value, char *err, size_t errlen);
 /*
  * Writes one whole line (ending in '\n') for the process with session id sid.
  * Returns 0, or -1 on failure; the first failure is reported on stderr once
- * ("tr2: cannot write to '<value>': <strerror>"), later ones silently count.
+ * ("<program>: cannot write to '<value>': <strerror>", the program being
+ * tr2-bpf or tr2-fmt), later ones silently count.
+ * A file or fd destination fails as a whole: once a write has failed, that
+ * line (or batch, when buffered) and every later one are dropped, counted
+ * (tr2_dst_dropped), and -1 is returned, or 0 with tr2_dst_set_counting.
  *
  * A file, directory or fd destination gets one write(2) per line (continued
  * only after a short write); sockets use send(MSG_NOSIGNAL), so a closed peer
@@ -167,20 +171,44 @@ int tr2_dst_flush(struct tr2_dst *d);
 bool tr2_dst_per_process(const struct tr2_dst *d);
 
 /*
- * Socket and directory destinations: the lines dropped so far (see
- * tr2_dst_write); into *procs (unless NULL) the number of processes that
+ * The lines dropped so far (see tr2_dst_write): newlines, so that a batch
+ * or a multi-line message counts every line it held.  Socket and directory
+ * destinations: into *procs (unless NULL) the number of processes that
  * lost lines, into *refused (unless NULL) how many of them were refused a
- * connection because TR2_DST_MAX_CONNECTIONS were open.  0 for other
- * destinations, which fail as a whole instead (tr2_dst_write returns -1).
+ * connection because TR2_DST_MAX_CONNECTIONS were open; 0 for the others.
  */
 uint64_t tr2_dst_dropped(const struct tr2_dst *d, uint64_t *procs, uint64_t *refused);
 
 /*
  * When tr2_dst_dropped is not 0, says so in one line on stderr, e.g.
- *   tr2: 'af_unix:/run/t.sock': 40 lines of 3 processes dropped (1 refused: 512 connections open)
+ *   tr2-bpf: 'af_unix:/run/t.sock': 40 lines of 3 processes dropped (1 refused: 512 connections open)
+ *   tr2-bpf: '/dev/full': 32 lines dropped
  * tr2_target_finish calls it at the end of a trace.
  */
 void tr2_dst_report_dropped(const struct tr2_dst *d);
+
+/*
+ * A file or fd destination that fails (a full disk, a closed pipe) then
+ * returns 0 rather than -1, as a socket or directory destination does for
+ * one process: its lines are dropped and counted, and the caller, which
+ * goes on handing it lines, learns of the failure from tr2_dst_failed().
+ * For tr2-bpf, whose other destinations go on: every line is counted.
+ */
+void tr2_dst_set_counting(struct tr2_dst *d, bool on);
+
+/* True once a file or fd destination has failed as a whole. */
+bool tr2_dst_failed(const struct tr2_dst *d);
+
+/*
+ * Empties a file destination that is a regular file (a path opened to be
+ * appended to), for a view that must be one document (--chrome, --folded),
+ * as perf record -o overwrites its file; other destinations are left as
+ * they are.  Returns 0, or -1 with errno set.
+ */
+int tr2_dst_truncate(struct tr2_dst *d);
+
+/* The destination's name for messages: its value, or "standard output". */
+const char *tr2_dst_name(const struct tr2_dst *d);
 
 /* Flushes, closes (descriptors it opened, never fd 1 or a "2".."9" one) and
  * frees; NULL is allowed. */

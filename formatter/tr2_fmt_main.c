@@ -18,96 +18,40 @@
 #define EXIT_MALFORMED 1   /* some lines were reported and skipped */
 #define EXIT_TROUBLE 2     /* usage error, unreadable FILE, or output failure */
 
+/* A screen's worth: tr2-fmt(1) is the reference (tests/man/run.sh checks
+ * that it documents every option here, and no other). */
 static const char usage_text[] =
 "Usage: tr2-fmt [--normal[=DEST]|--perf[=DEST]|--event[=DEST]|--chrome[=DEST]|\n"
 "                --folded[=DEST]] [--brief] [--event-nesting=N] [--max-files=N]\n"
 "               [FILE...]\n"
 "\n"
-"Converts Trace2 EVENT-format lines, as git writes them to GIT_TRACE2_EVENT or\n"
-"tr2-bpf writes them with --event, into one of git's three Trace2 formats, laid\n"
-"out byte for byte as git itself writes that format, or into one of two views\n"
-"for trace viewers.\n"
+"Converts Trace2 EVENT lines (git's GIT_TRACE2_EVENT, tr2-bpf --event) into\n"
+"one of git's three Trace2 formats, byte for byte as git writes it, or into a\n"
+"view for trace viewers.  Reads each FILE in turn (none, or -: standard input).\n"
 "\n"
-"Reads each FILE in turn as one stream (a process's lines may continue in the\n"
-"next FILE); with no FILE, or where FILE is -, reads standard input.  The lines\n"
-"of several processes (a git command and the git children it runs) may be\n"
-"interleaved: state is kept per process (\"sid\") and per thread.\n"
+"  --normal[=DEST]    git's NORMAL format (GIT_TRACE2)\n"
+"  --perf[=DEST]      git's PERF format (GIT_TRACE2_PERF); the default\n"
+"  --event[=DEST]     git's EVENT format (GIT_TRACE2_EVENT)\n"
+"  --chrome[=DEST]    Chrome Trace Event Format, for Perfetto, speedscope\n"
+"  --folded[=DEST]    region self time as collapsed stacks, for flame graphs\n"
+"  --brief            the BRIEF variant of the format\n"
+"  --event-nesting=N  with --event, leave out regions nested deeper than N\n"
+"  --max-files=N      a directory DEST holds at most N files\n"
+"  -V, --version      show the version\n"
+"  -h, --help         show this text\n"
 "\n"
-"Options:\n"
-"  --normal[=DEST]    git's NORMAL format, as GIT_TRACE2 writes it\n"
-"  --perf[=DEST]      git's PERF format, as GIT_TRACE2_PERF writes it; the default\n"
-"  --event[=DEST]     git's EVENT format, as GIT_TRACE2_EVENT writes it; git's\n"
-"                     own lines come out unchanged\n"
-"  --chrome[=DEST]    Chrome Trace Event Format (JSON array), the format Perfetto\n"
-"                     UI, chrome://tracing and speedscope open: regions as\n"
-"                     slices, the other events as instants and counters\n"
-"  --folded[=DEST]    region self time as collapsed stacks, one line per stack\n"
-"                     (process;thread;category:label;... microseconds), for\n"
-"                     flamegraph.pl, inferno and speedscope; written at the end\n"
-"  --brief            the BRIEF variant (GIT_TRACE2_BRIEF, GIT_TRACE2_PERF_BRIEF,\n"
-"                     GIT_TRACE2_EVENT_BRIEF): NORMAL and PERF lose the time and\n"
-"                     file:line columns, EVENT keeps \"time\" only on version and\n"
-"                     atexit and drops \"file\" and \"line\"\n"
-"  --event-nesting=N  with --event, leave out region and data events nested\n"
-"                     deeper than N, as GIT_TRACE2_EVENT_NESTING=N does (N >= 1);\n"
-"                     by default nothing is left out, since the writer of the\n"
-"                     input already applied its own limit\n"
-"  -h, --help         show this text and exit\n"
-"\n"
-"Output:\n"
-"  One whole line per event, to standard output, or to DEST, a Trace2 target\n"
-"  value as for tr2-bpf: a file descriptor 2-9; an absolute path (appended to);\n"
-"  an existing directory (one file per process, named after the last part of\n"
-"  its sid); af_unix:[stream:|dgram:]/absolute/path (one connection per\n"
-"  process, from its first line to its atexit, as git opens one: what a\n"
-"  Trace2 collector such as trace2receiver expects).  The one format chosen is\n"
-"  written; run tr2-fmt once per format wanted.\n"
-"  --max-files=N      a directory DEST holds at most N files, then git's\n"
-"                     git-trace2-discard sentinel (as trace2.maxFiles; default 0,\n"
-"                     no limit)\n"
-"\n"
-"Values an EVENT line does not carry:\n"
-"  t_abs    PERF prints it on child, exec, thread and region lines, EVENT\n"
-"           does not.  It is derived from the line's \"time\" and the process's\n"
-"           start instant, estimated from its lines that carry both time and\n"
-"           t_abs (start, data, exit); a line that ends something (region_leave,\n"
-"           child_exit, thread_exit) takes its start's t_abs plus its t_rel\n"
-"           instead when that is smaller.  git stamps each target's time\n"
-"           separately, so the result differs from git's own PERF output by\n"
-"           some microseconds, milliseconds when git was preempted while\n"
-"           writing.  Where neither is known (BRIEF input has no time) the\n"
-"           column is blank.\n"
-"  nesting  PERF indents every line by the thread's open regions; EVENT gives\n"
-"           the depth only on region and data lines, so it is tracked per thread.\n"
-"           It is exact when the input was written with a nesting limit at least\n"
-"           as deep as the regions (GIT_TRACE2_EVENT_NESTING, default 2).\n"
-"  time     A line without \"time\" is formatted as if written at the epoch.\n"
-"\n"
-"Errors:\n"
-"  A line that is not one JSON object, names an unknown event, lacks a key git\n"
-"  always writes for that event, has a value of the wrong type or range, or\n"
-"  holds a raw control character, is reported on standard error as\n"
-"      tr2-fmt: FILE:LINE: REASON\n"
-"  and skipped; the other lines are still converted.  Standard input is named\n"
-"  <stdin>.  Keys tr2-fmt does not know are ignored.  Invalid UTF-8 inside\n"
-"  strings is accepted, since git writes it for non-UTF-8 arguments and paths.\n"
-"\n"
-"Exit status:\n"
-"  0  every line was converted\n"
-"  1  some lines were malformed and skipped\n"
-"  2  usage error, a FILE could not be read, or the output could not be written\n"
+"DEST: omitted, standard output; a descriptor 2-9; an absolute path; an\n"
+"existing directory (a file per process); af_unix:[stream:|dgram:]/path.\n"
+"A malformed line is reported (FILE:LINE: REASON; at most 100 per FILE) and\n"
+"skipped.  Exit status: 0, 1 when lines were skipped, 2 on other errors.\n"
 "\n"
 "Examples:\n"
-"  GIT_TRACE2_EVENT=/tmp/ev.json git fetch && tr2-fmt /tmp/ev.json\n"
-"      the PERF view of a fetch and the git processes it ran\n"
-"  tr2-fmt --normal --brief < /tmp/ev.json\n"
-"      the NORMAL view without times or source locations\n"
-"  tr2-bpf --event -- ./app | tr2-fmt --perf\n"
-"      trace a program live, keep only the PERF view\n"
-"  tr2-fmt --event --event-nesting=2 deep.json > shallow.json\n"
-"      drop the regions git would not have written by default\n"
-"  tr2-fmt --chrome /tmp/ev.json > /tmp/trace.json\n"
-"      a timeline to open in ui.perfetto.dev, chrome://tracing or speedscope\n";
+"  tr2-fmt /tmp/ev.json                       the PERF view of a git run\n"
+"  sudo tr2-bpf --event -- ./app | tr2-fmt    trace live, keep the PERF view\n"
+"  tr2-fmt --chrome /tmp/ev.json > t.json     a timeline for ui.perfetto.dev\n"
+"  tr2-fmt --folded /tmp/ev.json | flamegraph.pl > f.svg   a flame graph\n"
+"\n"
+"The whole reference: man tr2-fmt\n";
 
 enum { OPT_NORMAL = 256, OPT_PERF, OPT_EVENT, OPT_CHROME, OPT_FOLDED, OPT_BRIEF, OPT_NESTING, OPT_MAX_FILES };
 
@@ -120,6 +64,7 @@ static const struct option long_options[] = {
 	{ "max-files", required_argument, NULL, OPT_MAX_FILES },
 	{ "brief", no_argument, NULL, OPT_BRIEF },
 	{ "event-nesting", required_argument, NULL, OPT_NESTING },
+	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -134,9 +79,12 @@ static int usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'tr2-fmt --help' for more information.\n");
+	fprintf(stderr, " (see --help)\n");
 	return EXIT_TROUBLE;
 }
+
+/* Malformed lines reported per input, at most; then one line counts the rest. */
+#define MAX_REPORTED 100
 
 /* convert()'s result bit for a failed output: nothing more can be written. */
 #define OUTPUT_FAILED 4
@@ -214,7 +162,7 @@ static const char *next_line(struct input *in, size_t *n)
 static int convert(FILE *f, const char *name, struct tr2_reader *rd, struct tr2_target *t,
 		   struct input *in)
 {
-	unsigned long lineno = 0;
+	unsigned long lineno = 0, malformed = 0;
 	int status = 0;
 	const char *line;
 	size_t n;
@@ -232,9 +180,12 @@ static int convert(FILE *f, const char *name, struct tr2_reader *rd, struct tr2_
 		int rc;
 
 		lineno++;
+		if (n && line[n - 1] == '\r')   /* a CR LF line end */
+			n--;
 		rc = tr2_reader_parse(rd, line, n, &ev);
 		if (rc < 0) {
-			fprintf(stderr, "tr2-fmt: %s:%lu: %s\n", name, lineno, tr2_reader_error(rd));
+			if (++malformed <= MAX_REPORTED)
+				fprintf(stderr, "tr2-fmt: %s:%lu: %s\n", name, lineno, tr2_reader_error(rd));
 			status = EXIT_MALFORMED;
 		} else if (tr2_target_emit(t, &ev) && !tr2_dst_per_process(t->dst)) {
 			/* a directory or socket DEST drops and counts the
@@ -242,6 +193,9 @@ static int convert(FILE *f, const char *name, struct tr2_reader *rd, struct tr2_
 			return status | EXIT_TROUBLE | OUTPUT_FAILED;
 		}
 	}
+	if (malformed > MAX_REPORTED)
+		fprintf(stderr, "tr2-fmt: %s: %lu more malformed lines, not shown: %lu of its %lu lines were malformed\n",
+			name, malformed - MAX_REPORTED, malformed, lineno);
 	if (tr2_dst_flush(t->dst))
 		return status | EXIT_TROUBLE | OUTPUT_FAILED;
 	if (in->err) {
@@ -264,7 +218,7 @@ int main(int argc, char **argv)
 	int c, status = 0, max_files = 0;
 
 	opterr = 0;   /* messages below name the program "tr2-fmt", not argv[0] */
-	while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hV", long_options, NULL)) != -1) {
 		const struct tr2_tgt *want = NULL;
 		char *end;
 		long n;
@@ -293,6 +247,9 @@ int main(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return fflush(stdout) ? EXIT_TROUBLE : 0;
+		case 'V':
+			puts("tr2-fmt " TR2_VERSION);
+			return fflush(stdout) ? EXIT_TROUBLE : 0;
 		case ':':
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -306,6 +263,11 @@ int main(int argc, char **argv)
 	dst = tr2_dst_open(dest, err, sizeof(err));
 	if (!dst) {
 		fprintf(stderr, "tr2-fmt: %s\n", err);
+		return EXIT_TROUBLE;
+	}
+	/* a view is one document: a file of an earlier run is overwritten */
+	if ((tgt == &tr2_tgt_chrome || tgt == &tr2_tgt_folded) && tr2_dst_truncate(dst)) {
+		fprintf(stderr, "tr2-fmt: cannot empty '%s': %s\n", dest, strerror(errno));
 		return EXIT_TROUBLE;
 	}
 	tr2_target_init(&t, tgt ? tgt : &tr2_tgt_perf, &opts, dst);

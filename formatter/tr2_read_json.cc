@@ -32,17 +32,23 @@ struct tr2_jline {
 	size_t len;                 /* of the line in buf */
 	bool mapped;                /* buf holds the slow path's mapping (tr2_read_json.h) */
 	bool plain;                 /* not mapped, and no backslash: no string has an escape */
-	/* Unescaped strings, each followed by a NUL, and the string arrays' vectors;
-	 * sized before each parse for the worst case, so that pointers into them
-	 * stay valid while they fill. */
-	std::vector<char> text;
-	size_t text_len;
+	/* Unescaped strings, each followed by a NUL: room for the worst case
+	 * (the line's length), so that pointers into it stay valid while it
+	 * fills; malloc'd, so that only the bytes used take memory. */
+	char *text;
+	size_t text_cap, text_len;
+	/* The string arrays' vectors, one after the other, each NULL-ended, and
+	 * where each begins, by field: the fields' strv point into them once
+	 * the line is parsed (they move while they grow). */
 	std::vector<char *> strv;
 	std::vector<size_t> strv_len;
-	size_t nr_strv;
-	std::vector<tr2_jfield> fields;  /* sized like text; nr_fields used */
+	std::vector<std::pair<size_t, size_t>> arrays;   /* (field, first element) */
+	std::vector<tr2_jfield> fields;  /* nr_fields used; grown as needed */
 	size_t nr_fields;
 	char err[200];
+	/* Memory grows with the bytes and values of the longest line, never
+	 * with its worst case: about 3 bytes per byte of a line of long
+	 * strings (the line read, its copy here, its line written). */
 };
 
 struct tr2_jline *tr2_jline_new(void)
@@ -52,6 +58,8 @@ struct tr2_jline *tr2_jline_new(void)
 
 void tr2_jline_free(struct tr2_jline *j)
 {
+	if (j)
+		free(j->text);
 	delete j;
 }
 
@@ -78,17 +86,34 @@ static bool is_mapped(const unsigned char *s)
 
 /* Rewrites buf (j->len bytes) with each byte that is not part of a valid
  * sequence of an unmapped code point as U+10FF00 + byte. */
+/* The length of a sequence of a code point not mapped at s (0: s[0] is to be
+ * mapped). */
+static int unmapped_seq(const unsigned char *s)
+{
+	int n = s[0] < 0x80 ? 1 : tr2_utf8_seq(s);
+
+	return n > 0 && !(n == 4 && is_mapped(s)) ? n : 0;
+}
+
 static void map_line(struct tr2_jline *j)
 {
-	std::vector<char> out(4 * j->len + SIMDJSON_PADDING);
 	const unsigned char *s = (const unsigned char *)j->buf.data();
-	size_t o = 0;
+	size_t o = 0, size = 0;
+
+	/* the size first: a mapped byte takes 4 */
+	for (size_t i = 0; i < j->len;) {
+		int n = unmapped_seq(s + i);
+
+		size += n ? (size_t)n : 4;
+		i += n ? (size_t)n : 1;
+	}
+	std::vector<char> out(size + SIMDJSON_PADDING);
 
 	for (size_t i = 0; i < j->len;) {
 		/* buf[len] is NUL, so tr2_utf8_seq never reads past the line */
-		int n = s[i] < 0x80 ? 1 : tr2_utf8_seq(s + i);
+		int n = unmapped_seq(s + i);
 
-		if (n > 0 && !(n == 4 && is_mapped(s + i))) {
+		if (n) {
 			memcpy(&out[o], s + i, (size_t)n);
 			o += (size_t)n;
 			i += (size_t)n;
@@ -213,7 +238,7 @@ static error_code copy_string(struct tr2_jline *j, ondemand::value &v, char **ou
 
 	if (e)
 		return e;
-	*out = &j->text[j->text_len];
+	*out = j->text + j->text_len;
 	*len = s.size();
 	memcpy(*out, s.data(), s.size());
 	(*out)[s.size()] = '\0';
@@ -244,11 +269,12 @@ static error_code top_string(struct tr2_jline *j, ondemand::value &v, std::strin
 	return v.get_raw_json_string().get(raw);
 }
 
-/* A top-level array: its strings go to j->strv when they all are strings. */
-static error_code flatten_array(struct tr2_jline *j, ondemand::value &v, struct tr2_jval *out)
+/* A top-level array, of field number field: its strings go to j->strv when
+ * they all are strings (out->strv is set once the line is parsed). */
+static error_code flatten_array(struct tr2_jline *j, ondemand::value &v, size_t field, struct tr2_jval *out)
 {
 	ondemand::array a;
-	size_t first = j->nr_strv;
+	size_t first = j->strv.size();
 	bool all_strings = true;
 	error_code e = v.get_array().get(a);
 
@@ -264,8 +290,12 @@ static error_code flatten_array(struct tr2_jline *j, ondemand::value &v, struct 
 		if ((e = x.type().get(t)))
 			return e;
 		if (t == json_type::string) {
-			e = copy_string(j, x, &j->strv[j->nr_strv], &j->strv_len[j->nr_strv], &out->nul);
-			j->nr_strv++;
+			char *str;
+			size_t len;
+
+			e = copy_string(j, x, &str, &len, &out->nul);
+			j->strv.push_back(str);
+			j->strv_len.push_back(len);
 		} else {
 			all_strings = false;
 			e = walk(x, 2, LINE_MAX_DEPTH);
@@ -275,9 +305,9 @@ static error_code flatten_array(struct tr2_jline *j, ondemand::value &v, struct 
 		out->n++;
 	}
 	if (all_strings) {
-		out->strv = &j->strv[first];
-		out->strv_len = &j->strv_len[first];
-		j->strv[j->nr_strv++] = NULL;
+		j->arrays.emplace_back(field, first);
+		j->strv.push_back(NULL);
+		j->strv_len.push_back(0);
 	}
 	return SUCCESS;
 }
@@ -285,7 +315,7 @@ static error_code flatten_array(struct tr2_jline *j, ondemand::value &v, struct 
 /* Flattens one value of the top-level object, whose first token (and the
  * spaces after it) is given, into *out and consumes it. */
 static error_code flatten(struct tr2_jline *j, ondemand::document &doc, ondemand::value &v,
-			  std::string_view token, struct tr2_jval *out)
+			  std::string_view token, size_t field, struct tr2_jval *out)
 {
 	const char *start = token.data(), *end = start + token.size();
 	ondemand::number n;
@@ -305,7 +335,7 @@ static error_code flatten(struct tr2_jline *j, ondemand::document &doc, ondemand
 		break;
 	case json_type::array:
 		out->type = TR2_J_ARRAY;
-		e = flatten_array(j, v, out);
+		e = flatten_array(j, v, field, out);
 		break;
 	case json_type::string:
 		out->type = TR2_J_STRING;
@@ -374,16 +404,16 @@ static long parse(struct tr2_jline *j)
 
 	j->nr_fields = 0;
 	j->text_len = 0;
-	j->nr_strv = 0;
-	/* every string, NUL included, is shorter than its JSON form; a
-	 * string element takes at least 3 bytes ("",) and a vector's NULL 2 ([]) */
-	if (j->text.size() < j->len + 1)
-		j->text.resize(j->len + 1);
-	if (j->fields.size() < j->len / 4 + 1)   /* a field takes at least 5 bytes: "":0, */
-		j->fields.resize(j->len / 4 + 1);
-	if (j->strv.size() < j->len / 2 + 1) {
-		j->strv.resize(j->len / 2 + 1);
-		j->strv_len.resize(j->len / 2 + 1);
+	j->strv.clear();
+	j->strv_len.clear();
+	j->arrays.clear();
+	/* every string, NUL included, is shorter than its JSON form */
+	if (j->text_cap < j->len + 1) {
+		free(j->text);
+		j->text_cap = j->len + 1;
+		j->text = (char *)malloc(j->text_cap);
+		if (!j->text)
+			abort();
 	}
 
 	if ((e = j->parser.iterate(j->buf.data(), j->len, j->buf.size()).get(doc)))
@@ -399,8 +429,11 @@ static long parse(struct tr2_jline *j)
 	if ((e = doc.get_object().get(obj)))
 		return fail(j, &doc, e);
 	for (auto it : obj) {
-		struct tr2_jfield &f = j->fields[j->nr_fields];
 		std::string_view token, key;
+
+		if (j->nr_fields == j->fields.size())
+			j->fields.resize(j->fields.size() * 2 + 16);
+		struct tr2_jfield &f = j->fields[j->nr_fields];
 
 		if ((e = it.error()))
 			return fail(j, &doc, e);
@@ -419,7 +452,7 @@ static long parse(struct tr2_jline *j)
 			/* in simdjson's string buffer, valid until the next parse */
 			return fail(j, &doc, e);
 		}
-		if ((e = flatten(j, doc, it.value_unsafe().value(), token, &f.v)))
+		if ((e = flatten(j, doc, it.value_unsafe().value(), token, j->nr_fields, &f.v)))
 			return fail(j, &doc, e);
 		f.key = key.data();
 		f.key_len = key.size();
@@ -452,6 +485,10 @@ long tr2_jline_parse(struct tr2_jline *j, const char *line, size_t len, struct t
 	}
 	if (n < 0)
 		return n;
+	for (auto &a : j->arrays) {
+		j->fields[a.first].v.strv = &j->strv[a.second];
+		j->fields[a.first].v.strv_len = &j->strv_len[a.second];
+	}
 
 	/* The whole line is parsed: the byte after each raw text or string left
 	 * in the line (a ',', '}', space or closing quote) is no longer needed,

@@ -1,5 +1,5 @@
 # formatter/tr2fmt.mk: tr2-fmt, the EVENT-line converter, and its tests
-# (tests/fmt: malformed input; tests/gitdiff: equality with the installed git).
+# (tests/fmt: malformed input, bounds; tests/gitdiff: equality with the installed git).
 # Objects live in $(BUILD)/tr2fmt/ so that they never meet formatter/build.mk's rules.
 # Its JSON layer (tr2_read_json.cc, simdjson) is in libtr2fmt.a.
 
@@ -9,6 +9,9 @@ TR2FMT_OBJS := $(TR2FMT_SRCS:%.c=$(BUILD)/tr2fmt/%.o)
 $(BUILD)/tr2fmt/formatter/%.o: formatter/%.c $(wildcard formatter/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+# --version: the release of usdt/build.mk
+$(BUILD)/tr2fmt/formatter/tr2_fmt_main.o: CPPFLAGS += -DTR2_VERSION='"$(TR2_VERSION)"'
 
 $(BUILD)/tr2-fmt: $(TR2FMT_OBJS) $(BUILD)/libtr2fmt.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(FMT_LIBS) -lm
@@ -20,6 +23,7 @@ ALL += $(BUILD)/tr2-fmt
 # and so invalid JSON.
 test-fmt: $(BUILD)/tr2-fmt
 	@rc=0; tests/fmt/run.sh $(BUILD)/tr2-fmt || rc=1; tests/fmt/dest.sh $(BUILD)/tr2-fmt || rc=1; \
+	tests/fmt/bounds.sh $(BUILD)/tr2-fmt || rc=1; \
 	GITDIFF_ALLOW=fffd tests/gitdiff/run.sh $(BUILD)/tr2-fmt || rc=1; exit $$rc
 TESTS += test-fmt
 

@@ -37,13 +37,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/mount.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -129,9 +132,10 @@ struct tr2_attach {
 	int nfds, cap_fds;
 	__u32 site_numbers;        /* probe site numbers given out */
 	int uprobe_pmu;            /* the "uprobe" PMU's perf type, 0 until read */
-	char tracefs[64];          /* tracefs's mount point, "" until needed */
-	int mounted_tracefs;       /* tr2-bpf mounted it, and unmounts it */
-	int tracefs_events;        /* tracefs events made (tr2_<pid>/e1 ...) */
+	int tracefs;               /* tracefs (see open_tracefs), -1 until needed */
+	int events_fd;             /* its uprobe_events, -1 until needed */
+	int tracefs_events;        /* tracefs events made (see event_name) */
+	unsigned event_tag;        /* in the names of this tr2-bpf's tracefs events */
 };
 
 static int kernel_at_least(int major, int minor)
@@ -166,6 +170,9 @@ struct tr2_attach *tr2_attach_new(struct bpf_object *obj, int multi)
 	elf_version(EV_CURRENT);
 	a->obj = obj;
 	a->multi = multi;
+	a->tracefs = a->events_fd = -1;
+	if (getrandom(&a->event_tag, sizeof(a->event_tag), 0) != sizeof(a->event_tag))
+		a->event_tag = (unsigned)getpid() ^ (unsigned)time(NULL);
 	a->spec_map_fd = map && bpf_map__value_size(map) == sizeof(struct usdt_spec) ? bpf_map__fd(map) : -1;
 	map = bpf_object__find_map_by_name(obj, "known");
 	a->known_map_fd = map ? bpf_map__fd(map) : -1;
@@ -515,26 +522,48 @@ static int enable_pmu(struct tr2_attach *a, struct object *o, pid_t pid, int cpu
 	return fd;
 }
 
-/* Where tracefs is mounted, mounting it at /sys/kernel/tracing when it is
- * nowhere (tr2-bpf then unmounts it at the end).  Returns 0 or -1. */
-static int find_tracefs(struct tr2_attach *a)
+/*
+ * tracefs, for the uprobe events of inherited enables, shared by every tracer
+ * on the host (one instance: the same uprobe_events wherever it is mounted):
+ *  - tr2-bpf mounts nothing where others see it: its own detached mount
+ *    (fsopen, fsmount: in no mount namespace, gone with its descriptor), or
+ *    where that is refused, a tracefs mounted at its usual places, which it
+ *    never unmounts;
+ *  - its events are group tr2_<its pid>, event e<n>_<a random tag of this
+ *    tr2-bpf>, unique even between tracers in different pid namespaces;
+ *  - while it makes an event and opens its perf event, and while it removes
+ *    the events of tracers that are gone, it holds an exclusive flock on
+ *    uprobe_events, so that a tracer's event is never removed between the
+ *    two steps; once a perf event uses it, the kernel refuses to remove it.
+ */
+static int open_tracefs(struct tr2_attach *a)
 {
 	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[128];
+	int fs, mnt = -1;
 
-	if (a->tracefs[0])
+	if (a->tracefs >= 0)
 		return 0;
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/uprobe_events", dirs[i]);
-		if (!access(path, W_OK)) {
-			snprintf(a->tracefs, sizeof(a->tracefs), "%s", dirs[i]);
-			return 0;
+	fs = syscall(SYS_fsopen, "tracefs", FSOPEN_CLOEXEC);
+	if (fs >= 0) {
+		if (!syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+			mnt = syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, 0);
+		close(fs);
+	}
+	for (size_t i = 0; mnt < 0 && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		mnt = open(dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (mnt >= 0 && faccessat(mnt, "uprobe_events", W_OK, 0)) {
+			close(mnt);
+			mnt = -1;
 		}
 	}
-	if (mount("nodev", dirs[0], "tracefs", 0, NULL))
+	if (mnt < 0)
 		return -1;
-	a->mounted_tracefs = 1;
-	snprintf(a->tracefs, sizeof(a->tracefs), "%s", dirs[0]);
+	a->events_fd = openat(mnt, "uprobe_events", O_RDWR | O_APPEND | O_CLOEXEC);
+	if (a->events_fd < 0) {
+		close(mnt);
+		return -1;
+	}
+	a->tracefs = mnt;
 	return 0;
 }
 
@@ -542,30 +571,22 @@ static int find_tracefs(struct tr2_attach *a)
  * Documentation/trace/uprobetracer.rst). */
 static int uprobe_events(struct tr2_attach *a, const char *line)
 {
-	char path[128];
-	int fd, r;
-
-	snprintf(path, sizeof(path), "%s/uprobe_events", a->tracefs);
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	r = write(fd, line, strlen(line)) == (ssize_t)strlen(line) ? 0 : -1;
-	close(fd);
-	return r;
+	return write(a->events_fd, line, strlen(line)) == (ssize_t)strlen(line) ? 0 : -1;
 }
 
 /* Removes the tracefs events of a tr2-bpf that ended without removing its
  * own (killed): groups tr2_<pid> whose pid is no tr2-bpf now.  Such an
- * event does nothing (no perf event uses it), but it keeps its file busy. */
+ * event does nothing (no perf event uses it), but it keeps its file busy.
+ * The kernel refuses to remove an event in use, and the caller holds the
+ * flock, so that no tracer's event is taken between its making and use. */
 static void remove_stale_events(struct tr2_attach *a)
 {
 	char path[128], line[512], comm[32];
-	FILE *f;
+	int fd = openat(a->tracefs, "uprobe_events", O_RDONLY | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
 
-	snprintf(path, sizeof(path), "%s/uprobe_events", a->tracefs);
-	f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f)) {
-		char event[64], del[80];
+		char event[64], del[96];
 		int pid, live = 0;
 		FILE *c;
 
@@ -583,55 +604,79 @@ static void remove_stale_events(struct tr2_attach *a)
 	}
 	if (f)
 		fclose(f);
+	else if (fd >= 0)
+		close(fd);
 }
 
-/* The tracefs event on o's tr2:enable, with its semaphore: its id, made at
- * the first call as tr2_<tr2-bpf's pid>/e<n>.  Returns the id or -1. */
-static int enable_tracefs_id(struct tr2_attach *a, struct object *o)
+/* The name of this tr2-bpf's n-th tracefs event, "tr2_<pid>/e<n>_<tag>". */
+static void event_name(const struct tr2_attach *a, int n, char *buf, size_t size)
 {
-	char line[256], path[192];
-	FILE *f;
-	int id = 0;
+	snprintf(buf, size, "tr2_%d/e%d_%08x", (int)getpid(), n, a->event_tag);
+}
 
-	if (o->tracefs_id)
-		return o->tracefs_id;
-	if (find_tracefs(a))
+/* A perf event of the tracefs event on o's tr2:enable, with its semaphore,
+ * for process pid and what it forks from now on (attr.inherit); the event
+ * is made at the first call.  Returns the perf event's descriptor, or -1
+ * with errno set. */
+static int enable_inherited(struct tr2_attach *a, struct object *o, pid_t pid)
+{
+	struct perf_event_attr attr;
+	char line[256], name[64], path[128];
+	int made = 0, fd = -1, id_fd, e;
+	FILE *f = NULL;
+
+	if (open_tracefs(a))
 		return -1;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.inherit = 1;
+	if (o->tracefs_id) {
+		attr.config = o->tracefs_id;
+		return perf_open(&attr, pid, -1);
+	}
+	flock(a->events_fd, LOCK_EX);
 	if (!a->tracefs_events)
 		remove_stale_events(a);
-	snprintf(line, sizeof(line), "p:tr2_%d/e%d /proc/%d/fd/%d:0x%lx(0x%lx)\n", (int)getpid(),
-		 a->tracefs_events + 1, (int)getpid(), o->fd, o->enable_off, o->enable_ref);
-	if (uprobe_events(a, line))
-		return -1;
-	a->tracefs_events++;
-	snprintf(path, sizeof(path), "%s/events/tr2_%d/e%d/id", a->tracefs, (int)getpid(), a->tracefs_events);
-	f = fopen(path, "re");
-	if (!f || fscanf(f, "%d", &id) != 1 || id <= 0) {
+	event_name(a, a->tracefs_events + 1, name, sizeof(name));
+	snprintf(line, sizeof(line), "p:%s /proc/%d/fd/%d:0x%lx(0x%lx)\n", name, (int)getpid(), o->fd,
+		 o->enable_off, o->enable_ref);
+	if (!uprobe_events(a, line)) {
+		made = ++a->tracefs_events;
+		snprintf(path, sizeof(path), "events/%s/id", name);
+		id_fd = openat(a->tracefs, path, O_RDONLY | O_CLOEXEC);
+		if (id_fd >= 0 && !(f = fdopen(id_fd, "re")))
+			close(id_fd);
+		if (f && fscanf(f, "%llu", &attr.config) == 1 && attr.config > 0)
+			fd = perf_open(&attr, pid, -1);
+		else
+			errno = ENOENT;
 		if (f)
 			fclose(f);
-		errno = ENOENT;
-		return -1;
 	}
-	fclose(f);
-	return o->tracefs_id = id;
+	e = errno;
+	if (fd >= 0) {
+		o->tracefs_id = attr.config;
+	} else if (made) {
+		/* unused, it could be taken by another tracer's clean-up */
+		snprintf(line, sizeof(line), "-:%s\n", name);
+		uprobe_events(a, line);
+	}
+	flock(a->events_fd, LOCK_UN);
+	errno = e;
+	return fd;
 }
 
 int tr2_attach_enable(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, int inherit,
 		      char *err, size_t errlen)
 {
 	struct object *o = (struct object *)pub;
-	struct perf_event_attr attr;
 	int fd;
 
 	if (!inherit) {
 		fd = enable_pmu(a, o, pid, -1);
 	} else {
-		memset(&attr, 0, sizeof(attr));
-		attr.size = sizeof(attr);
-		attr.type = PERF_TYPE_TRACEPOINT;
-		attr.config = enable_tracefs_id(a, o);
-		attr.inherit = 1;
-		fd = (int)attr.config > 0 ? perf_open(&attr, pid, -1) : -1;
+		fd = enable_inherited(a, o, pid);
 		if (fd >= 0)
 			keep_fd(a, fd);
 	}
@@ -809,13 +854,18 @@ void tr2_attach_free(struct tr2_attach *a)
 		bpf_link__destroy(a->links[i]);
 	/* The tracefs events, once no perf event uses them. */
 	for (int i = 1; i <= a->tracefs_events; i++) {
-		char line[64];
+		char line[80];
 
-		snprintf(line, sizeof(line), "-:tr2_%d/e%d\n", (int)getpid(), i);
+		line[0] = '-';
+		line[1] = ':';
+		event_name(a, i, line + 2, sizeof(line) - 3);
+		strcat(line, "\n");
 		uprobe_events(a, line);
 	}
-	if (a->mounted_tracefs)
-		umount2(a->tracefs, MNT_DETACH);
+	if (a->events_fd >= 0)
+		close(a->events_fd);
+	if (a->tracefs >= 0)
+		close(a->tracefs);
 	for (int i = 0; i < a->nobjects; i++) {
 		if (a->objects[i]->fd >= 0)
 			close(a->objects[i]->fd);

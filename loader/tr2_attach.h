@@ -84,8 +84,10 @@ int tr2_attach_payload(struct tr2_attach *a, struct tr2_object *o, pid_t pid, ch
  * event on o's tr2:enable.  inherit 0: that process only (its children's
  * copies are lowered at their first fork hook, usdt/tr2_probe.c); inherit 1:
  * and every descendant it has from now on, through fork and exec (the
- * kernel copies the event into each child; tracefs must be mounted, or
- * mountable at /sys/kernel/tracing).  Returns 0, or -1 with a reason in err.
+ * kernel copies the event into each child; a tracefs uprobe event, made
+ * through tr2-bpf's own detached tracefs mount, or else a tracefs mounted at
+ * /sys/kernel/tracing or /sys/kernel/debug/tracing).  Returns 0, or -1 with
+ * a reason in err.
  */
 int tr2_attach_enable(struct tr2_attach *a, struct tr2_object *o, pid_t pid, int inherit,
 		      char *err, size_t errlen);

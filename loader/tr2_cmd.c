@@ -44,6 +44,7 @@ struct plan {
 	gid_t gid;
 	gid_t *groups;
 	int ngroups;
+	int stdout_to_stderr;
 };
 
 /* Written on the report pipe by a process that could not run CMD. */
@@ -227,15 +228,18 @@ static void __attribute__((noreturn)) run(const struct plan *p, int go, int repo
 			_exit(126);
 		}
 	}
+	if (p->stdout_to_stderr)
+		dup2(STDERR_FILENO, STDOUT_FILENO);
 	execvpe(p->argv[0], p->argv, p->envp ? p->envp : environ);
 	n = errno;
 	report(report_fd, p->argv[0], STEP_EXEC, n);
 	_exit(n == ENOENT ? 127 : 126);   /* as timeout(1), env(1) */
 }
 
-struct tr2_cmd *tr2_cmd_start(char *const argv[], const char *user, char *err, size_t errlen)
+struct tr2_cmd *tr2_cmd_start(char *const argv[], const char *user, int stdout_to_stderr, char *err,
+			      size_t errlen)
 {
-	struct plan p = { .argv = argv };
+	struct plan p = { .argv = argv, .stdout_to_stderr = stdout_to_stderr };
 	char *vars[4];
 	int nvars = 0, go[2], rep[2];
 	struct tr2_cmd *c;

@@ -31,13 +31,18 @@ struct tr2_cmd;
  * gid the same number, no supplementary groups, HOME=/, USER and LOGNAME the
  * number.  Everything else stays as tr2-bpf was started with.
  *
+ * stdout_to_stderr: CMD's standard output is its standard error (a dup),
+ * so that its output does not mix with trace lines that tr2-bpf writes to
+ * its own standard output.
+ *
  * Makes sure that SIGCHLD is not ignored in tr2-bpf (CMD keeps the
  * disposition it inherited), so that tr2_cmd_reap() can reap CMD.
  *
  * Returns NULL with a one-line reason in err (errlen bytes, no "tr2-bpf: "
  * prefix): user given when tr2-bpf is not root, an unknown user, pipe or
  * fork failed. */
-struct tr2_cmd *tr2_cmd_start(char *const argv[], const char *user, char *err, size_t errlen);
+struct tr2_cmd *tr2_cmd_start(char *const argv[], const char *user, int stdout_to_stderr, char *err,
+			      size_t errlen);
 
 /* The pid of CMD's process (> 0), the same before and after its exec. */
 pid_t tr2_cmd_pid(const struct tr2_cmd *c);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,81 @@ static int scan_objects(struct tracer *tr, pid_t pid, int (*fn)(void *ctx, struc
 		return -1;
 	}
 	return 0;
+}
+
+/* The first line of /proc/PID/<file> whose start is key (the whole file's
+ * first line when key is ""), without key and its '\n', into buf; 0, or -1. */
+static int proc_line(pid_t pid, const char *file, const char *key, char *buf, size_t size)
+{
+	char path[64], line[4096];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	f = fopen(path, "re");
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key))) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, size, "%s", line + strlen(key));
+			found = 1;
+		}
+	if (f)
+		fclose(f);
+	return found ? 0 : -1;
+}
+
+/* Whether the cgroup v2 directory dir holds process pid, or one of its
+ * descendants does: the path of pid's cgroup (/proc/PID/cgroup) under each
+ * cgroup2 mount (/proc/self/mountinfo) against dir's. */
+static int in_cgroup(pid_t pid, const char *dir)
+{
+	char cg[4096], line[4096], want[PATH_MAX], have[PATH_MAX], path[PATH_MAX + 4096];
+	int in = 0;
+	FILE *f;
+
+	if (proc_line(pid, "cgroup", "0::", cg, sizeof(cg)) || !realpath(dir, want))
+		return 0;
+	f = fopen("/proc/self/mountinfo", "re");
+	while (f && !in && fgets(line, sizeof(line), f)) {
+		char root[1024], mnt[1024];
+		const char *sep = strstr(line, " - ");
+		size_t n = strlen(want);
+
+		if (!sep || strncmp(sep, " - cgroup2 ", 11) || sscanf(line, "%*s %*s %*s %1023s %1023s", root, mnt) != 2 ||
+		    strcmp(root, "/"))
+			continue;
+		snprintf(path, sizeof(path), "%s%s", strcmp(mnt, "/") ? mnt : "", cg);
+		in = realpath(path, have) && !strncmp(have, want, n) && (!have[n] || have[n] == '/' || n == 1);
+	}
+	if (f)
+		fclose(f);
+	return in;
+}
+
+/* Whether process pid passes --comm, --uid and --cgroup now, as the eBPF
+ * side decides (bpf/tr2.bpf.c, wanted()): its comm, its real uid, its
+ * cgroup.  Else 0, with what it has that the filters leave out in why. */
+static int wanted(const struct tracer *tr, pid_t pid, char *why, size_t len)
+{
+	const struct tr2_opts *o = tr->opts;
+	char comm[64] = "", uid[64];
+	int ok = 1;
+
+	if (!o->filters[0])
+		return 1;
+	proc_line(pid, "comm", "", comm, sizeof(comm));
+	if (o->ncomms) {
+		ok = 0;
+		for (int i = 0; i < o->ncomms && !ok; i++)
+			ok = !strcmp(comm, o->comms[i]);
+	}
+	if (ok && o->narrow_uid)
+		ok = !proc_line(pid, "status", "Uid:\t", uid, sizeof(uid)) && strtoul(uid, NULL, 10) == o->uid;
+	if (ok && o->cgroup)
+		ok = in_cgroup(pid, o->cgroup);
+	if (!ok)
+		snprintf(why, len, "%s leaves out process %d ('%s')", o->filters, (int)pid, comm);
+	return ok;
 }
 
 /* Says once per object that it carries probes but no runtime this tr2-bpf reads. */
@@ -100,7 +176,8 @@ static int pid_attach(struct tracer *tr, pid_t pid, char *err, size_t errlen)
 
 static void pid_start(struct tracer *tr)
 {
-	char err[512];
+	char err[512], why[512];
+	int left_out = 0;
 
 	tr->mode_state = calloc(1, sizeof(struct pid_state));
 	if (!tr->mode_state)
@@ -122,6 +199,11 @@ static void pid_start(struct tracer *tr)
 				 "built with another tr2): rebuild it with this version", (int)pid);
 		if (!sc.runtimes)
 			tr2_fail("no trace2 probes in process %d (its executable and shared objects)", (int)pid);
+		if (!wanted(tr, pid, why, sizeof(why))) {
+			if (++left_out == tr->opts->npids)
+				tr2_fail("%s: nothing to trace", why);
+			fprintf(stderr, "tr2-bpf: %s: not traced\n", why);
+		}
 	}
 	if (tr->opts->npids == 1)
 		fprintf(stderr, "tr2-bpf: tracing process %d: %d probe sites in %d objects; Ctrl-C to stop\n",
@@ -288,7 +370,7 @@ static void cmd_forked(struct tracer *tr, pid_t child, uint64_t fork_ns)
 	for (int i = 0; i < st->nobjs; i++)
 		if (st->objs[i].enabled_ns > fork_ns &&
 		    tr2_attach_enable(tr->attach, st->objs[i].o, child, 1, err, sizeof(err)))
-			fprintf(stderr, "tr2-bpf: %s\n", err);
+			tr2_tracer_untraced(tr, child, err);
 }
 
 static void cmd_start(struct tracer *tr)
@@ -376,8 +458,8 @@ static void all_start(struct tracer *tr)
 {
 	DIR *proc = opendir("/proc");
 	struct dirent *d;
-	char err[512];
-	int procs = 0, with = 0;
+	char err[512], why[512], passing[600] = "";
+	int procs = 0, with = 0, pass = 0;
 
 	if (!proc)
 		tr2_fail("failed to read /proc: %s", strerror(errno));
@@ -388,15 +470,19 @@ static void all_start(struct tracer *tr)
 		if (!isdigit((unsigned char)d->d_name[0]) || (pid = atoi(d->d_name)) == getpid())
 			continue;
 		/* kernel threads map nothing; a process gone meanwhile is no error */
-		if (tr2_attach_scan(tr->attach, pid, all_object, &sc, err, sizeof(err)) && sc.err[0])
-			fprintf(stderr, "tr2-bpf: %s\n", sc.err);
+		if (tr2_attach_scan(tr->attach, pid, all_object, &sc, err, sizeof(err)) && sc.err[0] &&
+		    wanted(tr, pid, why, sizeof(why)))
+			tr2_tracer_untraced(tr, pid, sc.err);
 		procs++;
 		with += sc.runtimes > 0;
+		pass += sc.runtimes > 0 && wanted(tr, pid, why, sizeof(why));
 		tr2_tracer_serve(tr);
 	}
 	closedir(proc);
-	fprintf(stderr, "tr2-bpf: tracing every process with a tr2 runtime (%d of %d running now, %d "
-		"runtimes); Ctrl-C to stop\n", with, procs, tr2_attach_objects(tr->attach));
+	if (tr->opts->filters[0])
+		snprintf(passing, sizeof(passing), ", %d of them let through by %s", pass, tr->opts->filters);
+	fprintf(stderr, "tr2-bpf: tracing every process with a tr2 runtime (%d of %d running now%s, %d "
+		"runtimes); Ctrl-C to stop\n", with, procs, passing, tr2_attach_objects(tr->attach));
 }
 
 static int all_done(struct tracer *tr)

@@ -1,13 +1,18 @@
-/* tr2_tracer.h: tr2-bpf's options and the state of one trace, shared by
- * its main loop (tr2_bpf.c) and the modes that choose which processes are
- * traced (tr2_mode.c). */
+/* tr2_tracer.h: the state of one trace and its run (tr2_tracer.c): what
+ * main (tr2_bpf.c) calls between loading the BPF programs and exiting, and
+ * what the modes that choose which processes are traced (tr2_mode.c) call
+ * back into.  The records are dispatched, losses marked and held processes
+ * let go here. */
 #ifndef TR2_TRACER_H
 #define TR2_TRACER_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "tr2_decode.h"
+#include "tr2_opts.h"
+#include "tr2_tgt.h"
 
 struct bpf_link;
 struct tr2_attach;
@@ -17,45 +22,14 @@ struct tr2_dst;
 struct tr2_mode;
 struct tr2_ring;
 struct tr2_session;
+struct tr2_summary;
 
-/* --summary, --hist, --summary-json, --summary-keys, --summary-by, --category. */
-struct summary_opts {
-	int on, hist, json_set, keys_set;
-	int by_set, by_program;   /* --summary-by: given; =program (tr2_summary_set_per_program) */
-	double interval_s;        /* 0: a table only at the end */
-	const char *json_dest;
-	struct tr2_dst *json;
-	unsigned keys;
-	char *cat_list;           /* --category's copy, which cats[] point into */
-	char *cats[64];
-	int ncats;
-};
-
-struct format_opt {
-	int fmt;                  /* enum tr2_format */
-	const char *dest;         /* NULL: standard output */
-};
-
-/* Everything the command line says. */
-struct tr2_opts {
-	pid_t *pids;              /* -p PID, in order given */
-	int npids;
-	char **cmd;               /* -- CMD [ARG...]: NULL-terminated, or NULL */
-	const char *user;         /* -u: CMD's user, or NULL */
-	int all;                  /* -a */
-	char comms[64][16];       /* --comm: names, at most 15 bytes each */
-	int ncomms;
-	int narrow_uid;           /* --uid given */
-	uint32_t uid;
-	const char *cgroup;       /* --cgroup's directory, or NULL */
-	double duration_s;        /* --duration, 0: none */
-	struct format_opt formats[8];
-	int nformats;
-	int brief, event_nesting, max_files;
-	unsigned ring_bytes;
-	int probe_nop;            /* -1 auto, 0 the 1-byte nop, 1 the 5-byte nop */
-	int verbose;
-	struct summary_opts sum;
+/* The other tracers' `held` maps, by id (see held_elsewhere in tr2_tracer.c). */
+struct other_holds {
+	uint32_t own_id;             /* this tracer's own, 0 until read */
+	uint32_t next_id;            /* the maps up to this id have been looked at */
+	uint32_t *ids;
+	int n, cap;
 };
 
 /* The state of one trace. */
@@ -65,6 +39,11 @@ struct tracer {
 	struct tr2_bpf *skel;
 	struct tr2_attach *attach;
 	struct tr2_session *session;
+	struct tr2_ring *ring;       /* the BPF ring buffer's reader */
+	struct tr2_target targets[8];   /* opts->formats, in order */
+	struct tr2_target *target_ptrs[8];   /* &targets[i], the session's list (kept, not copied) */
+	struct tr2_summary *summary; /* --summary, or NULL */
+	struct tr2_dst *summary_json;   /* --summary-json's destination, or NULL */
 	uint64_t decode_errors;      /* records that did not parse */
 	struct bpf_link *ticks[1024];/* the timer ticks' perf events, one per CPU */
 	int nticks;
@@ -79,13 +58,81 @@ struct tracer {
 	/* Processes held stopped to attach (-v): how often, how long they
 	 * waited for tr2-bpf to read the stop record, how long attaching took. */
 	uint64_t stops, stop_wait_ns, stop_attach_ns;
+	/* The watchdog thread (tr2_tracer_watch), which lets go processes held
+	 * too long: how many it let go; its stop pipe. */
+	pthread_t watchdog;
+	uint64_t watchdog_let_go;
+	int watchdog_stop[2];
+	struct other_holds other_holds;   /* the main thread's; the watchdog has its own */
+	/* For tests only (tests/e2e/harm.sh): TR2_BPF_TEST_HOLD_DELAY_MS makes
+	 * tr2-bpf wait that long before it attaches for a held process, so that
+	 * a test can stop or kill it while a process waits. */
+	unsigned hold_delay_ms;
+	uint64_t started_ns;         /* when tracing started (--duration) */
+	int probed;                  /* runtimes were found (-- CMD's "no trace2 probes") */
+	uint64_t passed;             /* processes the filters let through (exec, new-object records) */
+	/* Processes tr2-bpf was asked to trace and could not (tr2_tracer_untraced):
+	 * how many, and the last ones, so that each counts once. */
+	uint64_t untraced;
+	pid_t untraced_pids[64];
+	int next_untraced;
 	/* -- CMD */
 	struct tr2_cmd *cmd;         /* forked first, held until the mode starts it */
 	int cmd_reaped;              /* CMD has ended ... */
 	int cmd_status;              /* ... with this status (128 + signal) */
 	void *mode_state;            /* what the mode keeps (tr2_mode.c) */
-	struct tr2_ring *ring;       /* the BPF ring buffer's reader */
 };
+
+/* Before the BPF programs are loaded: opens each format's destination and
+ * target (tr->targets).  A bad DEST fails (tr2_fail). */
+void tr2_tracer_open_targets(struct tracer *tr);
+
+/* After the load: fills the filter maps (--comm, --cgroup, --category),
+ * makes the session, the summary, the attach bookkeeping (multi: what
+ * tr2_attach_prepare() returned) and the ring buffer's reader; installs the
+ * handlers of SIGINT and SIGTERM (which tr2_tracer_exiting() reports) and
+ * ignores SIGPIPE.  Fails with tr2_fail. */
+void tr2_tracer_init(struct tracer *tr, int multi);
+
+/* After the mode has started: starts the watchdog thread and the clock of
+ * --duration. */
+void tr2_tracer_watch(struct tracer *tr);
+
+/* The ring buffer's callback: one record, decoded and dispatched. */
+int tr2_tracer_record(void *ctx, void *data, size_t size);
+
+/* After each poll of the ring buffer: marks losses, writes out the lines,
+ * the --summary table when due.  Returns 1 to poll again, 0 when the trace
+ * is over (a signal, every destination failed, --duration, nothing left to
+ * trace). */
+int tr2_tracer_tick(struct tracer *tr);
+
+/* Ends the trace: stops the watchdog, detaches, drains the ring buffer,
+ * writes the views' ends, waits for CMD. */
+void tr2_tracer_stop(struct tracer *tr);
+
+/* Exit statuses besides CMD's (man/tr2-bpf.1, EXIT STATUS). */
+#define TR2_EXIT_INCOMPLETE 1        /* -p, -a: the trace is not whole */
+#define TR2_EXIT_CMD_INCOMPLETE 125  /* -- CMD: CMD's status was 0, the trace is not whole */
+
+/* Writes what comes after the trace on stderr (and the final --summary
+ * table), the summary line last:
+ *   tr2-bpf: N events, M lost[, L lines dropped][, K processes not traced]
+ * N events handled, M lost before (ring buffer full, record not decodable):
+ * N + M is what the traced processes produced; L lines that destinations
+ * could not write; K processes tr2-bpf could not trace.  Returns the exit
+ * status: CMD's with -- CMD, else 0; when the trace is not whole (L or K,
+ * or poll_failed: the ring buffer could not be read) and that would be 0,
+ * TR2_EXIT_INCOMPLETE, TR2_EXIT_CMD_INCOMPLETE with -- CMD. */
+int tr2_tracer_report(struct tracer *tr, int poll_failed);
+
+/* Process pid was to be traced and cannot be (an attach failed): says why
+ * in one line ("tr2-bpf: <why>"), once per process, and counts it in the
+ * summary line. */
+void tr2_tracer_untraced(struct tracer *tr, pid_t pid, const char *why);
+
+/* Frees everything (the mode's state, CMD's, BPF's, the destinations). */
+void tr2_tracer_free(struct tracer *tr);
 
 /* Reads what has arrived in the ring buffer and serves it (a mode that
  * takes long to start calls it between processes, so that no process

@@ -47,6 +47,11 @@ test-batch: all ; tests/e2e/batch.sh
 # -- CMD as a parent: what CMD inherits, -u USER, tr2-bpf ending first
 test-cmd: all ; tests/e2e/cmd.sh
 
+# tr2-bpf tracers at once, starting and ending amid each other (issue 27)
+.PHONY: test-concurrent
+test-concurrent: all ; tests/e2e/concurrent.sh
+TESTS += test-concurrent
+
 # af_unix DESTs: one connection per traced process (issue 17)
 test-af-unix: all ; tests/e2e/af_unix.sh
 

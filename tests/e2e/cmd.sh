@@ -68,10 +68,27 @@ report() {
 }
 
 # --- what CMD inherits: the same as run directly ------------------------------
+# (its trace lines to stderr: to the file that is standard output they would
+# take CMD's standard output, below)
 report plain.direct
-report plain.traced -- $BPF
+report plain.traced -- $BPF --perf=2
 same "inherited, default state: CMD's report under tr2-bpf equals a direct run's" "$T/plain.direct" "$T/plain.traced"
 expect_eq "inherited, default state: CMD's status" 0 "$(cat "$T/plain.traced.status")"
+
+# Trace lines to standard output, a file (not a terminal): CMD's standard
+# output is tr2-bpf's standard error, so that the two do not mix; the rest
+# as inherited.  The same when a DEST names that file.
+report stdout.traced -- $BPF
+expect_eq "trace to standard output (a file): stdout holds no line of CMD's (it has no probes: none)" \
+	0 "$(wc -l < "$T/stdout.traced")"
+expect_eq "trace to standard output (a file): CMD's fd 1 is the file of its fd 2" \
+	"fd 1 $T/err" "$(grep '^fd 1 ' "$T/stdout.traced.err" | cut -d' ' -f1-3)"
+grep -v '^fd 1 ' "$T/plain.direct" > "$T/plain.nofd1"
+grep '^[a-z]' "$T/stdout.traced.err" | grep -v '^fd 1 \|^tr2-bpf: ' > "$T/stdout.nofd1"
+same "trace to standard output (a file): the rest of the report as run directly" "$T/plain.nofd1" "$T/stdout.nofd1"
+report stdout-dest.traced -- $BPF --event=/dev/stdout
+expect_eq "--event=/dev/stdout (a file): CMD's fd 1 is the file of its fd 2" \
+	"fd 1 $T/err" "$(grep '^fd 1 ' "$T/stdout-dest.traced.err" | cut -d' ' -f1-3)"
 
 # An unusual state, each part of it something tr2-bpf changes in itself or
 # that a forked child could lose: SIGPIPE, SIGINT, SIGTERM and SIGCHLD ignored
@@ -80,7 +97,7 @@ expect_eq "inherited, default state: CMD's status" 0 "$(cat "$T/plain.traced.sta
 odd=(--ignore 13 --ignore 2 --ignore 15 --ignore 17 --block 10 --block 12
      --rlimit MEMLOCK=65536:65536 --rlimit NOFILE=256:512 --nice 3)
 report odd.direct "${odd[@]}"
-report odd.traced "${odd[@]}" -- $BPF
+report odd.traced "${odd[@]}" -- $BPF --perf=2
 same "inherited, odd state: the same report (dispositions, mask, rlimits, nice)" "$T/odd.direct" "$T/odd.traced"
 expect_eq "inherited, odd state: the state was set (ignored signals)" "ignored 2 13 15 17" \
 	"$(grep '^ignored' "$T/odd.direct")"
@@ -141,7 +158,7 @@ expect_eq "on a terminal: Ctrl-C ends CMD and tr2-bpf; status 128 + SIGINT, then
 # The reference: the same state and program, as USER through setpriv(1), with
 # the environment tr2-bpf -u promises.
 nobody_env=(env HOME="$(getent passwd nobody | cut -d: -f6)" USER=nobody LOGNAME=nobody)
-report u.nobody "${odd[@]}" -- $BPF -u nobody
+report u.nobody "${odd[@]}" -- $BPF --perf=2 -u nobody
 report u.setpriv "${odd[@]}" -- setpriv --reuid=nobody --regid="$(id -g nobody)" --init-groups "${nobody_env[@]}"
 same "-u nobody: CMD's report equals setpriv's as nobody (ids, groups, HOME, USER, LOGNAME; SHELL kept: nobody's is not in /etc/shells)" \
 	"$T/u.setpriv" "$T/u.nobody"
@@ -154,19 +171,19 @@ for g in tr2cmdg1 tr2cmdg2; do if getent group $g > /dev/null; then groupdel $g;
 groupadd tr2cmdg1 && groupadd tr2cmdg2 &&
 	useradd -M -d /tmp/tr2cmdtest-home -s /bin/sh -G tr2cmdg1,tr2cmdg2 $TUSER
 tu_env=(env HOME=/tmp/tr2cmdtest-home USER=$TUSER LOGNAME=$TUSER SHELL=/bin/sh)
-report u.test -- $BPF -u $TUSER
+report u.test -- $BPF --perf=2 -u $TUSER
 report u.test.setpriv -- setpriv --reuid=$TUSER --regid="$(id -g $TUSER)" --init-groups "${tu_env[@]}"
 same "-u $TUSER: CMD's report equals setpriv's (two supplementary groups; HOME, USER, LOGNAME, SHELL)" \
 	"$T/u.test.setpriv" "$T/u.test"
 expect_eq "-u $TUSER: its groups" "groups $(id -G $TUSER | tr ' ' '\n' | sort -n | paste -sd' ')" \
 	"$(grep '^groups' "$T/u.test")"
-report u.test.uid -- $BPF -u "$(id -u $TUSER)"
+report u.test.uid -- $BPF --perf=2 -u "$(id -u $TUSER)"
 same "-u UID of $TUSER: the same as -u $TUSER" "$T/u.test" "$T/u.test.uid"
 
 # A uid without a passwd entry: gid the same number, no groups, HOME=/.
 nouid=4242420
 while getent passwd $nouid > /dev/null; do nouid=$((nouid + 1)); done
-report u.nouid -- $BPF -u $nouid
+report u.nouid -- $BPF --perf=2 -u $nouid
 report u.nouid.setpriv -- setpriv --reuid=$nouid --regid=$nouid --clear-groups env HOME=/ USER=$nouid LOGNAME=$nouid
 same "-u $nouid (no passwd entry): gid $nouid, no groups, HOME=/, USER and LOGNAME $nouid" \
 	"$T/u.nouid.setpriv" "$T/u.nouid"
@@ -297,8 +314,8 @@ wait_file "$T/out.prog"
 sleep 0.5   # head has read its byte and gone
 echo go >&7
 wait $tracer
-expect_eq "output failed: CMD ran to its end; its status, then the summary" \
-	"3 1" "$? $(tail -1 "$T/out.err" | grep -c '^tr2-bpf: [0-9]* events, [0-9]* lost$')"
+expect_eq "output failed: CMD ran to its end; its status (not 0: kept), then the summary with the lines dropped" \
+	"3 1" "$? $(tail -1 "$T/out.err" | grep -c '^tr2-bpf: [0-9]* events, [0-9]* lost, [1-9][0-9]* lines\? dropped$')"
 exec 7>&-
 
 # Two probed children that a shell (no runtime) starts at once: the second

@@ -483,23 +483,26 @@ kill -9 "$cmd" 2>/dev/null
 
 # A closed stdout pipe: head takes one line and exits.  CMD writes its own
 # output to /dev/null (through sh, which execs it: followed), so that its
-# status is 0.  tr2-bpf stops writing at once, reports the pipe once, waits
-# for CMD and exits with CMD's status.
+# status is 0.  tr2-bpf stops writing at once, reports the pipe once, counts
+# the lines it could not write, waits for CMD and, CMD's status being 0,
+# exits 125: the trace is not whole.
 start=$(date +%s%N)
 timeout $LIMIT $BPF --perf -- sh -c "exec $STRESS flood 4 50000 > /dev/null" 2> "$T/pipe.err" |
 	head -1 > "$T/pipe.out"
 st=${PIPESTATUS[0]}
 ms=$((($(date +%s%N) - start) / 1000000))
 not_hung "closed pipe" $st
-expect_eq "closed pipe: CMD's status" 0 $st
+expect_eq "closed pipe: status 125 (CMD's is 0; lines were dropped)" 125 $st
 expect_true "closed pipe: ended promptly (${ms} ms, under 5 s)" "took ${ms} ms" [ $ms -lt 5000 ]
-expect_eq "closed pipe: one error line, then the summary" \
-	"tr2: cannot write to 'standard output': Broken pipe|tr2-bpf: N events, 0 lost|" \
-	"$(sed -E 's/^tr2-bpf: [0-9]+ events/tr2-bpf: N events/' "$T/pipe.err" | tr '\n' '|')"
+expect_eq "closed pipe: the error, the count, then the summary with it" \
+	"tr2-bpf: cannot write to 'standard output': Broken pipe|tr2-bpf: 'standard output': L lines dropped|tr2-bpf: N events, 0 lost, L lines dropped|" \
+	"$(sed -E 's/^tr2-bpf: [0-9]+ events/tr2-bpf: N events/; s/[0-9]+ lines dropped/L lines dropped/' "$T/pipe.err" | tr '\n' '|')"
 expect_true "closed pipe: head got the version line" "$(cat "$T/pipe.out")" grep -q '| version ' "$T/pipe.out"
 
-# A destination that fills up: a 64K tmpfs.  Reported once; the other
-# destination (EVENT, elsewhere) still gets every event.
+# A destination that fills up: a 64K tmpfs.  Reported once, and every line
+# it could not write counted (the lines it holds and those dropped are all
+# the events); the other destination (EVENT, elsewhere) still gets every
+# event; status 125 (CMD's is 0).
 TINY=$T/tiny
 mkdir "$TINY"
 if mount -t tmpfs -o size=64k tmpfs "$TINY"; then
@@ -507,9 +510,10 @@ if mount -t tmpfs -o size=64k tmpfs "$TINY"; then
 		-- $STRESS flood 2 5000 > "$T/full.out" 2> "$T/full.err"
 	st=$?
 	not_hung "full disk, 2 destinations" $st
-	expect_eq "full disk, 2 destinations: CMD's status" 0 $st
-	expect_eq "full disk, 2 destinations: one error line, then the summary" \
-		"tr2: cannot write to '$TINY/out.p': No space left on device|tr2-bpf: 30009 events, 0 lost|" \
+	expect_eq "full disk, 2 destinations: status 125" 125 $st
+	dropped=$((30009 - $(lines "$TINY/out.p")))
+	expect_eq "full disk, 2 destinations: the error, the count, then the summary" \
+		"tr2-bpf: cannot write to '$TINY/out.p': No space left on device|tr2-bpf: '$TINY/out.p': $dropped lines dropped|tr2-bpf: 30009 events, 0 lost, $dropped lines dropped|" \
 		"$(tr '\n' '|' < "$T/full.err")"
 	expect_eq "full disk, 2 destinations: the other one has every event" \
 		"$(sed -n 's/^emitted //p' "$T/full.out")" "$(lines "$T/full.e")"
@@ -517,10 +521,13 @@ if mount -t tmpfs -o size=64k tmpfs "$TINY"; then
 	timeout $LIMIT $BPF --perf="$TINY/out.p" -- $STRESS flood 2 5000 > /dev/null 2> "$T/full1.err"
 	st=$?
 	not_hung "full disk, only destination" $st
-	expect_eq "full disk, only destination: CMD's status" 0 $st
-	expect_eq "full disk, only destination: one error line, then the summary" \
-		"tr2: cannot write to '$TINY/out.p': No space left on device|tr2-bpf: N events, 0 lost|" \
-		"$(sed -E 's/^tr2-bpf: [0-9]+ events/tr2-bpf: N events/' "$T/full1.err" | tr '\n' '|')"
+	expect_eq "full disk, only destination: status 125" 125 $st
+	read -r n m <<< "$(sed -nE 's/^tr2-bpf: ([0-9]+) events, 0 lost, ([0-9]+) lines dropped$/\1 \2/p' "$T/full1.err")"
+	expect_eq "full disk, only destination: the error, the count, then the summary" \
+		"tr2-bpf: cannot write to '$TINY/out.p': No space left on device|tr2-bpf: '$TINY/out.p': $m lines dropped|tr2-bpf: $n events, 0 lost, $m lines dropped|" \
+		"$(tr '\n' '|' < "$T/full1.err")"
+	expect_eq "full disk, only destination: the lines written and dropped are the events handled" \
+		"${n:-?}" "$(( $(lines "$TINY/out.p") + ${m:-0} ))"
 	umount "$TINY" && TINY=""
 else
 	bad "full disk: cannot mount a tmpfs at $TINY"
@@ -550,7 +557,7 @@ err "relative DEST" "tr2-bpf: invalid destination 'rel/x': want a file descripto
 	$BPF --event=rel/x -- /bin/true
 err "af_unix: without a path" "tr2-bpf: invalid socket path in 'af_unix:': want an absolute path" \
 	$BPF --perf=af_unix: -- /bin/true
-err "--event-nesting=abc" "tr2-bpf: bad --event-nesting 'abc': want a number of levels" \
+err "--event-nesting=abc" "tr2-bpf: bad --event-nesting 'abc': want a number of levels, 1 or more" \
 	$BPF --event-nesting=abc -- /bin/true
 err "--ring-buffer=3" "tr2-bpf: bad --ring-buffer size '3': want a power of 2 from 4K to 1024M" \
 	$BPF --ring-buffer=3 -- /bin/true

@@ -201,6 +201,9 @@ kill $sp
 err "bad PID" 2 "tr2-bpf: bad PID 'abc'" $BPF -p abc
 err "relative DEST" 2 "tr2-bpf: invalid destination 'relative/x': want a file descriptor 2-9, an absolute path, or af_unix:[stream:|dgram:]/absolute/path" $BPF --perf=relative/x -- /bin/true
 err "nothing to trace" 2 "tr2-bpf: nothing to trace: give -p PID, -- CMD or -a (see --help)" $BPF
+err "--event-nesting=0, as tr2-fmt and git refuse it" 2 \
+	"tr2-bpf: bad --event-nesting '0': want a number of levels, 1 or more" $BPF --event-nesting=0 -- /bin/true
+expect_eq "--version, -V" "tr2-bpf 0.1.0|tr2-bpf 0.1.0" "$($BPF --version)|$($BPF -V)"
 $BPF -- /nonexistent/program > /dev/null 2> "$T/err"
 expect_eq "missing CMD: status 127" 127 $?
 expect_eq "missing CMD: message, then the summary" "tr2-bpf: cannot run '/nonexistent/program': No such file or directory
@@ -221,6 +224,138 @@ tr2-bpf: 0 events, 0 lost" "$(cat "$T/err")"
 $BPF --perf=/dev/null -- sh -c "$P/tr2_shared > /dev/null" 2> "$T/err"
 expect_eq "a descendant with probes: only the summary" "tr2-bpf: N events, 0 lost" \
 	"$(sed 's/: [1-9][0-9]* events/: N events/' "$T/err")"
+
+# --- a failure is never a success (issue 27, point 2) ------------------------
+# A process tr2-bpf cannot trace: a copy of tr2_allapi whose tr2:batch probe
+# names a register that does not exist (%qsi for %rsi), so that its
+# arguments cannot be read.  Said in one line, counted in the summary line,
+# and the status says so: 125 with -- CMD when CMD's own is 0, 1 with -a.
+python3 -c 'import sys
+d = open(sys.argv[1], "rb").read()
+i = d.index(b"tr2\x00batch\x00")
+j = d.index(b"%rsi", i)
+open(sys.argv[2], "wb").write(d[:j] + b"%qsi" + d[j + 4:])' $P/tr2_allapi "$T/badnote"
+chmod +x "$T/badnote"
+unreadable() { sed "s/: cannot read its arguments '.*'$/: cannot read its arguments/" "$1"; }
+$BPF --perf=/dev/null -- sh -c "\"$T/badnote\" > /dev/null; exit 0" 2> "$T/err"
+expect_eq "a process not traced, -- CMD: status 125 (CMD's is 0)" 125 $?
+expect_eq "a process not traced, -- CMD: why, then the summary, which counts it" \
+	"tr2-bpf: probe tr2:batch in $T/badnote: cannot read its arguments
+tr2-bpf: 0 events, 0 lost, 1 process not traced" "$(unreadable "$T/err")"
+cp "$T/badnote" "$T/badnote2"
+$BPF -a --comm=badnote2 --perf=/dev/null 2> "$T/err" &
+tracer=$!
+for _ in $(seq 200); do grep -q "tracing every process" "$T/err" && break; sleep 0.05; done
+"$T/badnote2" > /dev/null
+kill -INT $tracer; wait $tracer
+expect_eq "a process not traced, -a: status 1" 1 $?
+expect_eq "a process not traced, -a: why, then the summary, which counts it" \
+	"tr2-bpf: probe tr2:batch in $T/badnote2: cannot read its arguments
+tr2-bpf: 0 events, 0 lost, 1 process not traced" "$(unreadable "$T/err" | grep -v 'tracing every process\|older trace2.h')"
+
+# Destinations that cannot be written: every line they drop is counted, in
+# their own line and in the summary line (N + M are still the events the
+# program produced); status 125 (-- CMD) or 1 (-p).
+$BPF --perf=/dev/full -- $P/tr2_shared > /dev/null 2> "$T/err"
+expect_eq "--perf=/dev/full: status 125 (CMD's is 0)" 125 $?
+expect_eq "--perf=/dev/full: the error, the lines dropped, the summary with them (one PERF line an event)" \
+	"tr2-bpf: cannot write to '/dev/full': No space left on device
+tr2-bpf: '/dev/full': 15 lines dropped
+tr2-bpf: 15 events, 0 lost, 15 lines dropped" "$(cat "$T/err")"
+$BPF --perf=/dev/full --event="$T/full.e" -- $P/tr2_shared > /dev/null 2> "$T/err"
+expect_eq "--perf=/dev/full --event=FILE: status 125; the EVENT file whole (nesting 2: 14 lines)" "125 14" "$? $(wc -l < "$T/full.e")"
+expect_eq "--perf=/dev/full --event=FILE: the summary counts the PERF lines" \
+	"tr2-bpf: 15 events, 0 lost, 15 lines dropped" "$(tail -1 "$T/err")"
+$BPF --event=/sys/ -- $P/tr2_shared > /dev/null 2> "$T/err"
+expect_eq "--event=/sys/ (no file can be made there): status 125" 125 $?
+expect_eq "--event=/sys/: the error, the lines dropped, the summary with them" \
+	"tr2-bpf: cannot open '/sys/SID': Permission denied
+tr2-bpf: '/sys/': 14 lines of 1 process dropped
+tr2-bpf: 15 events, 0 lost, 14 lines dropped" "$(sed -E 's|/sys/[0-9T.Z]+-H[0-9a-f]+-P[0-9a-f]+|/sys/SID|' "$T/err")"
+rm -f "$T/fifo"; mkfifo "$T/fifo"
+exec 7<> "$T/fifo"
+$P/tr2_allapi --wait-stdin <&7 > "$T/prog.out" &
+prog=$!
+for _ in $(seq 100); do grep -q waiting "$T/prog.out" 2>/dev/null && break; sleep 0.05; done
+$BPF --perf=/dev/full -p $prog 2> "$T/err" &
+tracer=$!
+for _ in $(seq 100); do grep -q "tracing process" "$T/err" 2>/dev/null && break; sleep 0.05; done
+echo go >&7
+wait $prog
+wait $tracer
+expect_eq "-p with --perf=/dev/full: status 1" 1 $?
+expect_eq "-p with --perf=/dev/full: the summary counts the lines dropped" "tr2-bpf: N events, 0 lost, N lines dropped" \
+	"$(tail -1 "$T/err" | sed -E 's/[0-9]+ (events|lines)/N \1/g')"
+exec 7>&-
+
+# A destination that fails at once: the trace stops, and nothing is said of
+# held processes (they were let go before the uprobes were closed).
+$BPF --perf=/proc/version -- $P/tr2_shared > /dev/null 2> "$T/err"
+expect_eq "--perf=/proc/version: the error, the count, the summary, nothing else" \
+	"tr2-bpf: cannot write to '/proc/version': Input/output error
+tr2-bpf: '/proc/version': 15 lines dropped
+tr2-bpf: 15 events, 0 lost, 15 lines dropped" "$(cat "$T/err")"
+
+# -p PID -p PID: one process.
+rm -f "$T/fifo"; mkfifo "$T/fifo"
+exec 7<> "$T/fifo"
+$P/tr2_allapi --wait-stdin <&7 > "$T/prog.out" &
+prog=$!
+for _ in $(seq 100); do grep -q waiting "$T/prog.out" 2>/dev/null && break; sleep 0.05; done
+$BPF --perf=/dev/null -p $prog -p $prog 2> "$T/err" &
+tracer=$!
+for _ in $(seq 100); do grep -q "tracing process" "$T/err" 2>/dev/null && break; sleep 0.05; done
+echo go >&7
+wait $prog
+wait $tracer
+expect_eq "-p PID -p PID: one process, traced once" "0|tr2-bpf: tracing process $prog|tr2-bpf: 34 events, 0 lost" \
+	"$?|$(head -1 "$T/err" | sed 's/: [0-9]* probe sites in [0-9]* objects; Ctrl-C to stop//')|$(tail -1 "$T/err")"
+exec 7>&-
+
+# Filters that leave out everything: said, naming the filters.
+$BPF --comm=nomatch --uid=0 -- $P/tr2_shared > /dev/null 2> "$T/err"
+expect_eq "--comm that leaves out CMD: CMD's status" 0 $?
+expect_eq "--comm that leaves out CMD: says so, naming the filters, then the summary" \
+	"tr2-bpf: --comm=nomatch, --uid=0 left out '$P/tr2_shared' and every process it started
+tr2-bpf: 0 events, 0 lost" "$(cat "$T/err")"
+rm -f "$T/fifo"; mkfifo "$T/fifo"
+exec 7<> "$T/fifo"
+$P/tr2_allapi --wait-stdin <&7 > "$T/prog.out" &
+prog=$!
+for _ in $(seq 100); do grep -q waiting "$T/prog.out" 2>/dev/null && break; sleep 0.05; done
+err "--uid that leaves out the -p process" 2 \
+	"tr2-bpf: --uid=65534 leaves out process $prog ('tr2_allapi'): nothing to trace" $BPF --uid=65534 -p $prog
+echo go >&7
+wait $prog
+exec 7>&-
+
+# --- trace lines and the program's output apart; views one document ---------
+# (issue 27, point 3) README's pipe, with a CMD that prints: CMD's standard
+# output is tr2-bpf's standard error, since trace lines take the pipe.
+$BPF --event --event-nesting=10 -- sh -c "echo the program\'s own line; exec $P/tr2_shared" 2> "$T/err" |
+	$B/tr2-fmt --perf > "$T/pipe.p" 2> "$T/fmt.err"
+expect_eq "tr2-bpf --event -- CMD | tr2-fmt --perf, CMD prints: both succeed, tr2-fmt says nothing" \
+	"0 0 " "${PIPESTATUS[0]} ${PIPESTATUS[1]} $(cat "$T/fmt.err")"
+masked perf "$T/pipe.p" > "$T/pipe.p.m" && same "... the PERF lines, as --perf writes them" "$EXP/shared.perf" "$T/pipe.p.m"
+expect_eq "... CMD's line on tr2-bpf's standard error, the summary last" \
+	"the program's own line|tr2-bpf: 15 events, 0 lost" "$(tr '\n' '|' < "$T/err" | sed 's/|$//')"
+# --chrome and --folded to a file overwrite it, as perf record -o does: one
+# document after any number of runs (tr2-bpf and tr2-fmt).
+$BPF --chrome="$T/once.json" --folded="$T/once.folded" --event="$T/once.e" -- $P/tr2_shared > /dev/null 2>&1
+$B/tr2-fmt --chrome "$T/once.e" > "$T/fmt-once.json"
+for i in 1 2; do
+	$BPF --chrome="$T/twice.json" --folded="$T/twice.folded" -- $P/tr2_shared > /dev/null 2>&1
+	$B/tr2-fmt --chrome="$T/fmt-twice.json" "$T/once.e"
+	$B/tr2-fmt --folded="$T/fmt-twice.folded" "$T/once.e"
+done
+entries() { python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$1" 2>&1; }
+expect_eq "--chrome=FILE twice: one JSON array, as many entries as one run's" \
+	"$(entries "$T/once.json")" "$(entries "$T/twice.json")"
+expect_eq "tr2-fmt --chrome=FILE twice: one JSON array, as many entries as one run's" \
+	"$(entries "$T/fmt-once.json")" "$(entries "$T/fmt-twice.json")"
+expect_eq "--folded=FILE twice: the stacks of one run" "$(wc -l < "$T/once.folded")" "$(wc -l < "$T/twice.folded")"
+expect_eq "tr2-fmt --folded=FILE twice: the stacks of one run" "$(wc -l < "$T/once.folded")" \
+	"$(wc -l < "$T/fmt-twice.folded")"
 
 echo "e2e: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -49,7 +49,7 @@ for suffix in "" .1 .2 .3 .4 .5 .6 .7 .8 .9; do : > "$T/taken/${first##*/}$suffi
 "$fmt" --event="$T/taken" "$in" 2> "$T/taken.err"
 check "directory, one process's file taken: exit status 2" <(echo 2) <(echo $?)
 n=$(grep -cF "\"sid\":\"$first\"" "$T/want.event")
-printf "tr2: cannot open '%s': File exists\ntr2: '%s': %s lines of 1 process dropped\n" \
+printf "tr2-fmt: cannot open '%s': File exists\ntr2-fmt: '%s': %s lines of 1 process dropped\n" \
 	"$T/taken/${first##*/}" "$T/taken" "$n" > "$T/taken.want"
 check "directory, one process's file taken: stderr" "$T/taken.want" "$T/taken.err"
 grep -F "\"sid\":\"$second\"" "$T/want.event" > "$T/want.one"
@@ -147,8 +147,8 @@ cat "$in" >&8
 exec 8>&-
 wait $!
 check "af_unix: listener gone: status 2, the failure and the count" \
-	<(echo "2"; echo "tr2: cannot connect to socket '$T/sock-g': Connection refused"
-	  echo "tr2: 'af_unix:$T/sock-g': $(wc -l < "$in") lines of 2 processes dropped") \
+	<(echo "2"; echo "tr2-fmt: cannot connect to socket '$T/sock-g': Connection refused"
+	  echo "tr2-fmt: 'af_unix:$T/sock-g': $(wc -l < "$in") lines of 2 processes dropped") \
 	<(echo "$?"; cat "$T/err")
 
 echo "dest: $pass passed, $fail failed"

@@ -20,7 +20,7 @@ skipped() { skip=$((skip + 1)); echo "SKIP $1"; }
 
 declare -A name=(
 	[man/tr2-bpf.1]="tr2-bpf - trace a program's Trace2 events through its USDT probes with eBPF"
-	[man/tr2-fmt.1]="tr2-fmt - convert Trace2 EVENT lines to git's NORMAL, PERF or EVENT format"
+	[man/tr2-fmt.1]="tr2-fmt - convert Trace2 EVENT lines to git's NORMAL, PERF or EVENT format, a Chrome trace or folded stacks"
 	[man/trace2.3]="trace2 - Git's Trace2 API as zero-cost USDT probes"
 )
 for page in man/tr2-bpf.1 man/tr2-fmt.1 man/trace2.3; do
@@ -67,6 +67,9 @@ page_options() {
 for prog in tr2-bpf tr2-fmt; do
 	help_options "$B/$prog" > "$T/help"
 	page_options "man/$prog.1" > "$T/page"
+	# --help fits a screen or two, 80 columns; the page is the reference.
+	expect_eq "$prog --help: at most 60 lines of at most 80 columns" "yes 0" \
+		"$( [ "$("$B/$prog" --help | wc -l)" -le 60 ] && echo yes || echo no) $("$B/$prog" --help | awk 'length > 80' | wc -l)"
 	# A sanity floor: the parser found the options at all.
 	expect_eq "$prog --help: options found" yes "$( [ "$(wc -l < "$T/help")" -ge 6 ] && echo yes || echo no)"
 	if diff "$T/help" "$T/page" > "$T/diff"; then

@@ -265,7 +265,7 @@ static void test_dir_collisions_exhausted(void **state)
 	assert_int_equal(w(d, "P5", "lost again\n"), -1);
 	assert_int_equal(w(d, "P6", "fine\n"), 0);
 	err = captured_stderr();
-	snprintf(want, sizeof(want), "tr2: cannot open '%s/P5': File exists\n", dir);
+	snprintf(want, sizeof(want), "test_dst: cannot open '%s/P5': File exists\n", dir);
 	assert_string_equal(err, want);
 	assert_int_equal(tr2_dst_dropped(d, &procs, NULL), 2);
 	assert_int_equal(procs, 1);
@@ -594,7 +594,7 @@ static void test_af_unix_bound(void **state)
 	assert_int_equal(w(d, "late", "one\n"), 0);
 	assert_int_equal(w(d, "late", "two\n"), 0);
 	assert_int_equal(w(d, "later", "one\n"), 0);
-	snprintf(want, sizeof(want), "tr2: cannot connect to socket '%s': %d connections open, one per process\n",
+	snprintf(want, sizeof(want), "test_dst: cannot connect to socket '%s': %d connections open, one per process\n",
 		 path, TR2_DST_MAX_CONNECTIONS);
 	assert_string_equal(captured_stderr(), want);
 	assert_int_equal(open_fds() - before, TR2_DST_MAX_CONNECTIONS);
@@ -608,7 +608,7 @@ static void test_af_unix_bound(void **state)
 	assert_int_equal(tr2_dst_dropped(d, NULL, NULL), 4);
 	capture_stderr();
 	tr2_dst_report_dropped(d);
-	snprintf(want, sizeof(want), "tr2: '%s': 4 lines of 2 processes dropped (2 refused: %d connections open)\n",
+	snprintf(want, sizeof(want), "test_dst: '%s': 4 lines of 2 processes dropped (2 refused: %d connections open)\n",
 		 value, TR2_DST_MAX_CONNECTIONS);
 	assert_string_equal(captured_stderr(), want);
 	tr2_dst_close(d);
@@ -648,7 +648,7 @@ static void test_af_unix_peer_gone(void **state)
 	assert_int_equal(w(d, "B", "b2\n"), 0);
 	assert_int_equal(w(d, "A", "a3\n"), 0);
 	assert_int_equal(w(d, "C", "c1\n"), 0);
-	snprintf(want, sizeof(want), "tr2: cannot write to '%s': Broken pipe\n", value);
+	snprintf(want, sizeof(want), "test_dst: cannot write to '%s': Broken pipe\n", value);
 	assert_string_equal(captured_stderr(), want);
 	assert_int_equal(tr2_dst_dropped(d, &procs, NULL), 2);
 	assert_int_equal(procs, 1);
@@ -697,7 +697,7 @@ static void test_af_unix_dgram_per_process(void **state)
 	capture_stderr();
 	assert_int_equal(w(d, "B", "b2\n"), 0);
 	assert_int_equal(w(d, "C", "c1\n"), 0);
-	assert_non_null(strstr(captured_stderr(), "tr2: cannot "));
+	assert_non_null(strstr(captured_stderr(), "test_dst: cannot "));
 	assert_int_equal(tr2_dst_dropped(d, &procs, NULL), 2);
 	assert_int_equal(procs, 2);
 	tr2_dst_close(d);
@@ -724,7 +724,7 @@ static void test_write_failures_reported_once(void **state)
 	assert_int_equal(w(d, "s", "x\n"), 0);
 	assert_int_equal(w(d, "s", "y\n"), 0);
 	assert_int_equal(w(d, "s", "z\n"), 0);
-	snprintf(value, sizeof(value), "tr2: cannot write to 'af_unix:%s': Broken pipe\n", path);
+	snprintf(value, sizeof(value), "test_dst: cannot write to 'af_unix:%s': Broken pipe\n", path);
 	assert_string_equal(captured_stderr(), value);
 	assert_int_equal(tr2_dst_dropped(d, NULL, NULL), 3);
 	assert_int_equal(tr2_dst_flush(d), 0);
@@ -741,7 +741,7 @@ static void test_write_failures_reported_once(void **state)
 	capture_stderr();
 	assert_int_equal(w(d, "s", "x\n"), -1);
 	assert_int_equal(w(d, "s", "y\n"), -1);
-	assert_string_equal(captured_stderr(), "tr2: cannot write to '8': Broken pipe\n");
+	assert_string_equal(captured_stderr(), "test_dst: cannot write to '8': Broken pipe\n");
 	tr2_dst_close(d);
 	close(8);
 	signal(SIGPIPE, old);
@@ -809,8 +809,8 @@ static void test_target_ends_connection(void **state)
 	capture_stderr();
 	assert_int_equal(tr2_target_emit(&t, &ev), 0);
 	assert_int_equal(tr2_target_finish(&t), 0);
-	snprintf(want, sizeof(want), "tr2: cannot connect to socket '%s': No such file or directory\n"
-		 "tr2: '%s': 1 line of 1 process dropped\n", path, value);
+	snprintf(want, sizeof(want), "test_dst: cannot connect to socket '%s': No such file or directory\n"
+		 "test_dst: '%s': 1 line of 1 process dropped\n", path, value);
 	assert_string_equal(captured_stderr(), want);
 	tr2_dst_close(t.dst);
 }
