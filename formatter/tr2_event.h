@@ -93,7 +93,9 @@ struct tr2_ev {
 				Targets print the repo when repo > 0 || has_repo. */
 
 	/* version */
-	const char *evt;     /* event format version, "3" */
+	const char *evt;     /* the EVENT format version the process's program writes: "3",
+				"4" (version events; others where the producer knows it, else
+				NULL): EVENT writes no printf events below "4", as git */
 	const char *exe;     /* the program's version string */
 
 	/* start, exec, alias, child_start: NULL-terminated vector */

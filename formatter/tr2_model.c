@@ -125,6 +125,7 @@ void tr2_model_ev_init(struct tr2_model *m, struct tr2_ev *ev, enum tr2_ev_kind 
 	ev->has_t_abs = true;
 	ev->t_abs_us = ts_ns > p->start_ns ? (int64_t)(ts_ns - p->start_ns) / 1000 : 0;
 	ev->nesting = t->depth < TR2_NESTING_MAX ? 1 + t->depth : TR2_NESTING_MAX;
+	ev->evt = p->evt;
 }
 
 static void set_t_rel(struct tr2_ev *ev, uint64_t now, uint64_t since)
@@ -260,7 +261,8 @@ static void fill(struct tr2_model *m, struct tr2_ev *ev, struct tr2_thread *t, c
 	case TRACE2__P_version:
 		/* EVENT format version 4 (git 2.47+, the one with printf events)
 		 * unless the program says which it writes */
-		ev->evt = c->s[1] ? c->s[1] : "4";
+		free(p->evt);
+		ev->evt = p->evt = xstrdup(c->s[1] ? c->s[1] : "4");
 		ev->exe = c->s[0];
 		break;
 	case TRACE2__P_start:
@@ -506,6 +508,7 @@ static void free_proc(struct tr2_proc *p)
 	free(p->exec_parent_sid);
 	free(p->exec_parent_hierarchy);
 	free(p->parent_name);
+	free(p->evt);
 	free(p->hierarchy);
 	free(p->started);
 	free(p);

@@ -61,6 +61,7 @@ struct tr2_proc {
 	uint64_t start_ns;             /* t_abs counts from here */
 	char *sid;                     /* NULL until its first event, or given */
 	uint64_t unmarked;             /* timer and counter uses dropped, not marked yet */
+	char *evt;                     /* the EVENT version its version event gave; NULL: none yet */
 	char *exec_parent_sid;         /* after exec: the session before it */
 	char *exec_parent_hierarchy;
 	char *parent_name;             /* given: the parent session's hierarchy */

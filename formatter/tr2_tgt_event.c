@@ -384,9 +384,12 @@ static void fn_data(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr2
 	end_line(b);
 }
 
-/* printf (git 2.47 and later): "t_abs", "msg" when present */
+/* printf (git 2.47 and later, format version 4): "t_abs", "msg" when
+ * present; none for a program that writes an earlier version */
 static void fn_printf(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr2_tgt_opts *opts)
 {
+	if (ev->evt && ev->evt[0] >= '1' && ev->evt[0] <= '3' && !ev->evt[1])
+		return;   /* git's versions 1 to 3 */
 	event_prefix(b, ev, opts);
 	add_t_abs(b, ev);
 	if (ev->msg) {
