@@ -44,12 +44,13 @@ void tr2_literals_clear(struct tr2_literals *l)
 }
 
 /* Reads the string whose word is at *p (within end): *s gets it, in the
- * arena at *a, NUL-terminated, TR2_TRUNC_MARK appended where it was cut (a
- * copy of a literal too: another string of the call may take its id), or
- * NULL.  Returns -1 when it runs past end, -2 when it names a literal lits
- * does not hold. */
-static int take_str(const unsigned char **p, const unsigned char *end, char **a, struct tr2_literals *lits,
-		    const char **s)
+ * arena at *a (up to aend), NUL-terminated, TR2_TRUNC_MARK appended where
+ * it was cut (a copy of a literal too: another string of the call may take
+ * its id), or NULL.  Returns -1 when it runs past end or aend (a call that
+ * names a long literal in many strings: the runtime's literals are short),
+ * -2 when it names a literal lits does not hold. */
+static int take_str(const unsigned char **p, const unsigned char *end, char **a, const char *aend,
+		    struct tr2_literals *lits, const char **s)
 {
 	uint16_t word;
 	size_t len;
@@ -68,6 +69,8 @@ static int take_str(const unsigned char **p, const unsigned char *end, char **a,
 		if (id >= TR2_INTERNED || !lits->whole || !lits->str[id])
 			return id >= TR2_INTERNED ? -1 : -2;
 		len = strlen(lits->str[id]);
+		if ((size_t)(aend - *a) < len + 1)
+			return -1;
 		memcpy(*a, lits->str[id], len + 1);
 		*s = *a;
 		*a += len + 1;
@@ -79,7 +82,7 @@ static int take_str(const unsigned char **p, const unsigned char *end, char **a,
 		(*p)++;
 	}
 	len = word & TR2_STR_LEN;
-	if ((size_t)(end - *p) < len)
+	if ((size_t)(end - *p) < len || (size_t)(aend - *a) < len + sizeof(TR2_TRUNC_MARK))
 		return -1;
 	if (id >= 0) {
 		char *copy = malloc(len + 1);
@@ -150,7 +153,8 @@ int tr2_batch_next(const struct tr2_rec *hdr, const unsigned char *data, size_t 
 	}
 	/* every string read, so that the call's definitions count */
 	for (int i = 0; i < 1 + w.nstr + w.nvec; i++) {
-		r = take_str(&p, end, &a, lits, i <= w.nstr ? &str[i] : &out->vec[i - 1 - w.nstr]);
+		r = take_str(&p, end, &a, out->arena + sizeof(out->arena), lits,
+			     i <= w.nstr ? &str[i] : &out->vec[i - 1 - w.nstr]);
 		if (r == -1)
 			goto bad;
 		missing |= r == -2;
@@ -195,9 +199,14 @@ int tr2_batch_peek(const unsigned char *data, size_t len, size_t off, uint64_t *
 		if (size < 4 || size > len - off)
 			return -1;
 		if (data[off + 2] != TR2_WIRE_PAD) {
+			uint64_t ts;
+
 			if (size < sizeof(struct tr2_wire))
 				return -1;
-			memcpy(ts_ns, data + off + offsetof(struct tr2_wire, ts_ns), 8);
+			memcpy(&ts, data + off + offsetof(struct tr2_wire, ts_ns), 8);
+			if (ts >= TR2_TS_MAX)
+				return -1;
+			*ts_ns = ts;
 			return 1;
 		}
 		off += size;

@@ -58,7 +58,8 @@ int tr2_batch_next(const struct tr2_rec *hdr, const unsigned char *data, size_t 
 		   struct tr2_literals *lits, struct tr2_decoded_call *out, const char **why);
 
 /* The time of the call at *off or after (padding skipped) into *ts_ns:
- * returns 1, 0 at the end of the data, -1 when the bytes make no call. */
+ * returns 1, 0 at the end of the data, -1 when the bytes make no call (or
+ * one whose time is TR2_TS_MAX or more, which tr2_batch_next refuses). */
 int tr2_batch_peek(const unsigned char *data, size_t len, size_t off, uint64_t *ts_ns);
 
 #endif

@@ -180,14 +180,18 @@ static struct tr2_rec_thread_info *take_info(struct tr2_session *s, uint32_t tid
 	return NULL;
 }
 
+static struct thread_lits *lits_of(struct tr2_session *s, uint32_t tid);
+
 /* A batch whose calls (from `off` on) cannot be decoded: they are lost,
- * and the thread's open regions lose their start times. */
+ * the thread's open regions lose their start times, and its literal ids
+ * are not trusted until its next epoch (the lost calls may define some). */
 static void batch_broken(struct tr2_session *s, struct item *it)
 {
 	s->lost_calls += it->calls_left > 0 ? (uint64_t)it->calls_left : 0;
 	if (it->calls_left > 0)
 		tr2_model_lost(s->model, it->hdr.pid, (uint64_t)it->calls_left, it->ts);
 	tr2_model_gap(s->model, it->hdr.pid, it->hdr.tid);
+	lits_of(s, it->hdr.tid)->lits.whole = 0;
 }
 
 void tr2_session_record(struct tr2_session *s, const struct tr2_rec *hdr, const void *data, size_t size)
@@ -342,12 +346,12 @@ static int batch_step(struct tr2_session *s, struct item *it)
 		s->lost_calls++;
 		it->calls_left--;
 		tr2_model_lost(s->model, it->hdr.pid, 1, it->ts);
-		return tr2_batch_peek(it->data, it->len, it->off, &it->ts) > 0;
+	} else {
+		if (s->dec.call.probe < TRACE2__P_timer_start)
+			it->calls_left--;
+		if (s->dec.call.ts_ns >= s->since_ns && !filtered(s, &s->dec.call))
+			tr2_model_call(s->model, &s->dec.call);
 	}
-	if (s->dec.call.probe < TRACE2__P_timer_start)
-		it->calls_left--;
-	if (s->dec.call.ts_ns >= s->since_ns && !filtered(s, &s->dec.call))
-		tr2_model_call(s->model, &s->dec.call);
 	r = tr2_batch_peek(it->data, it->len, it->off, &it->ts);
 	if (r < 0)
 		batch_broken(s, it);

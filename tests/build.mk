@@ -6,9 +6,12 @@
 
 LOADER_TESTS := $(BUILD)/tests/test_decode $(BUILD)/tests/test_summary
 
-$(BUILD)/tests/test_decode: tests/loader/test_decode.c loader/tr2_decode.c loader/tr2_decode.h bpf/tr2_record.h
+# Its records are written by the runtime's encoder (usdt/tr2_wire.c).
+$(BUILD)/tests/test_decode: tests/loader/test_decode.c tests/loader/tr2_rec_build.h loader/tr2_decode.c \
+			    loader/tr2_decode.h usdt/tr2_wire.c usdt/tr2_wire.h bpf/tr2_record.h formatter/tr2_call.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_decode.c loader/tr2_decode.c $(LDFLAGS) -lcmocka
+	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_decode.c loader/tr2_decode.c usdt/tr2_wire.c \
+		$(LDFLAGS) -lcmocka
 
 $(BUILD)/tests/test_summary: tests/loader/test_summary.c loader/tr2_summary.c loader/tr2_summary.h \
 			     $(BUILD)/libtr2fmt.a

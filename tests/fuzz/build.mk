@@ -54,10 +54,14 @@ $(FUZZ_DIR)/libfuzzed.a: $(FUZZ_LIB_OBJS)
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_DIR)/libfuzzed.a
 	$(CLANG) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(FUZZ_LIBS)
 
-# Built with the host compiler: it only writes files.
-$(FUZZ_DIR)/make_decode_corpus: tests/fuzz/make_decode_corpus.c bpf/tr2_record.h
+# Built with the host compiler: it only writes files, whose calls the
+# runtime's encoder writes.  -no-pie: literal ids follow the strings'
+# addresses, the same from run to run without ASLR.
+$(FUZZ_DIR)/make_decode_corpus: tests/fuzz/make_decode_corpus.c tests/loader/tr2_rec_build.h usdt/tr2_wire.c \
+				usdt/tr2_wire.h bpf/tr2_record.h formatter/tr2_call.h loader/tr2_decode.h
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -Wall -Wextra -O1 -Ibpf -o $@ $<
+	$(CC) -std=gnu11 -Wall -Wextra -O1 -fno-pie -no-pie -D_GNU_SOURCE -Iusdt -Iformatter -Ibpf -Iloader \
+		-Itests/loader -o $@ $< usdt/tr2_wire.c
 
 .PHONY: fuzz-build fuzz-short fuzz fuzz-merge fuzz-corpus test-asan
 fuzz-build: $(FUZZ_BINS)
