@@ -113,7 +113,8 @@ void tr2_wire_write(char *p, const struct tr2_call *c, const struct tr2_wire_enc
 		p += 2;
 		if ((word & TR2_STR_REF) == TR2_STR_DEF)
 			*p++ = (char)e->id[i];
-		memcpy(p, e->str[i], len);
+		if (len)   /* a NULL string is no pointer memcpy may take */
+			memcpy(p, e->str[i], len);
 		p += len;
 	}
 }
