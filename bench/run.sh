@@ -77,6 +77,8 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
+# set -e ends the run at a failed command: say which.
+trap 'say "bench/run.sh: line $LINENO failed: $BASH_COMMAND"' ERR
 
 if [ "$(nproc)" -ge 2 ]; then PCPU=1 TCPU=0; else PCPU=0 TCPU=0; fi
 
@@ -90,6 +92,14 @@ untraced_check() {
 	[ "$(field traced "$1")" != 1 ] && return 0
 	OTHERS=$((OTHERS + 1))
 	say "  warning: an untraced run had tr2:enable raised (another tr2-bpf -a on this machine?)"
+}
+
+# The first process running this run's tr2-bpf (no pipe into head: under
+# pipefail a second one's SIGPIPE would end the script).
+tracer_pid() {
+	local p
+	p=$(pids_of "$TR2BPF")
+	echo "${p%%$'\n'*}"
 }
 
 # prog_stats PID: "name run_cnt run_time_ns" of each BPF program process PID
@@ -373,7 +383,7 @@ stats_run() {  # OUT TR2-BPF-OPTIONS...: the stats in OUT, tr2bench's line in OU
 	T taskset -c $TCPU "$TR2BPF" "$@" -- "$B" -W -c $PCPU region "$ATTACHED_ITERS" <&8 >"$out.line" 2>"$out.err" &
 	job=$!
 	wait_for '^region ' "$out.line" 30 || say "  stats run: no line from tr2bench"
-	pid=$(pids_of "$TR2BPF" | head -1)
+	pid=$(tracer_pid)
 	: >"$out"
 	[ -z "$pid" ] || prog_stats "$pid" >"$out"
 	echo >&8
@@ -458,7 +468,7 @@ done
 sysctl -qw kernel.bpf_stats_enabled=1
 all_start
 pingpong >/dev/null
-prog_stats "$(pids_of "$TR2BPF" | head -1)" >"$TMP/switch.stats"
+prog_stats "$(tracer_pid)" >"$TMP/switch.stats"
 all_stop
 sysctl -qw kernel.bpf_stats_enabled=0
 SWITCH_NS=$(awk '$1 == "on_switch" && $2 { printf "%.0f", $3 / $2 }' "$TMP/switch.stats")
@@ -492,13 +502,13 @@ rm -f "$TMP/tp.perf"
 TIMEPID=$!
 # While it runs: the BPF memory tr2-bpf holds, map by map, from its fds.
 sleep 2
-TPID=$(pids_of "$TR2BPF" | head -1)
+TPID=$(tracer_pid)
 : >"$TMP/maps"
 if [ -n "$TPID" ]; then
 	for id in $(cat /proc/"$TPID"/fdinfo/* 2>/dev/null | awk '/^map_id:/ { print $2 }' | sort -un); do
 		bpftool map show id "$id" 2>/dev/null | tr '\n' ' ' | sed 's/$/\n/'
 	done >"$TMP/maps"
-	MEM_PROGS=$(cat /proc/"$TPID"/fdinfo/* 2>/dev/null | awk '/^prog_type:/ { p = 1 } /^memlock:/ && p { s += $2; p = 0 } END { print s + 0 }')
+	MEM_PROGS=$(cat /proc/"$TPID"/fdinfo/* 2>/dev/null | awk '/^prog_type:/ { p = 1 } /^memlock:/ && p { s += $2; p = 0 } END { print s + 0 }' || true)
 fi
 wait $TIMEPID || true
 TP_LINE=$(grep '^region ' "$TMP/tp.out" || true)
@@ -531,7 +541,7 @@ say "4/6 profile: perf record of tr2-bpf under a 3 s load"
 timeout -k 5 60 taskset -c $TCPU "$TR2BPF" --perf="$TMP/prof.perf" -- "$B" -c $PCPU region 3s >/dev/null 2>&1 &
 PROFPID=$!
 sleep 0.5
-perf record -q -F 1999 -o "$TMP/perf.data" -p "$(pids_of "$TR2BPF" | head -1)" -- sleep 2 >/dev/null 2>&1 || true
+perf record -q -F 1999 -o "$TMP/perf.data" -p "$(tracer_pid)" -- sleep 2 >/dev/null 2>&1 || true
 wait $PROFPID || true
 perf report -i "$TMP/perf.data" --sort dso,sym --stdio 2>/dev/null | grep -E '^ +[0-9.]+%' >"$TMP/profile.all" || true
 head -12 "$TMP/profile.all" >"$TMP/profile.txt"
