@@ -29,6 +29,7 @@ ROUNDS=${ROUNDS:-7}                       # attached rounds
 ATTACHED_ITERS=${ATTACHED_ITERS:-300000}  # pairs per attached run
 PACED_ITERS=${PACED_ITERS:-100000}        # pairs per paced run
 SPIN=${SPIN:-10000}                       # empty-loop iterations after each paced pair
+EV=$((2 * ATTACHED_ITERS)) PEV=$((2 * PACED_ITERS))   # events per run
 # tr2-bpf's ring buffer in section 2: a run's batches (32 bytes a region
 # call, 600 000 calls: 19 MB) fit in it even if tr2-bpf formatted none of
 # them meanwhile, so that no batch is lost (a lost batch costs the producer
@@ -83,6 +84,9 @@ trap 'say "bench/run.sh: line $LINENO failed: $BASH_COMMAND"' ERR
 if [ "$(nproc)" -ge 2 ]; then PCPU=1 TCPU=0; else PCPU=0 TCPU=0; fi
 
 field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }    # field NAME "tr2bench output line"
+# The time of a tr2bench run's loops, paced ones without their spinning
+# alone (its spin_ns; see tr2bench.c): loop_ns "tr2bench output line".
+loop_ns() { local ns spin; ns=$(field ns "$1") spin=$(field spin_ns "$1"); echo $(( ${ns:-0} - ${spin:-0} )); }
 # "N M" from tr2-bpf's summary line "tr2-bpf: N events, M lost" in a stderr file.
 summary() { sed -n 's/^tr2-bpf: \([0-9]*\) events, \([0-9]*\) lost$/\1 \2/p' "$1" | tail -1; }
 # A tr2bench run meant to be untraced that another tr2-bpf (someone's -a)
@@ -92,6 +96,16 @@ untraced_check() {
 	[ "$(field traced "$1")" != 1 ] && return 0
 	OTHERS=$((OTHERS + 1))
 	say "  warning: an untraced run had tr2:enable raised (another tr2-bpf -a on this machine?)"
+	return 1
+}
+# untraced ARGS...: tr2bench ARGS on the producer's CPU, run again (up to 3
+# times) while another tr2-bpf traces it; its line in $line.
+untraced() {
+	local try
+	for try in 1 2 3; do
+		line=$(taskset -c $PCPU "$B" "$@")
+		untraced_check "$line" && break
+	done
 }
 
 # The first process running this run's tr2-bpf (no pipe into head: under
@@ -119,7 +133,7 @@ declare -A det
 for r in $(seq "$DETACHED_ROUNDS"); do
 	for k in empty region region_nop1 lttng; do
 		line=$(taskset -c $PCPU "$B" "$k" "$DETACHED_ITERS")
-		untraced_check "$line"
+		untraced_check "$line" || true
 		det[$k]+=" $(calc %.4f "$(field ns "$line") / $(field iterations "$line")")"
 	done
 done
@@ -278,37 +292,34 @@ if ! pgrep -x lttng-sessiond >/dev/null; then
 	SESSIOND_PID=$(cat /var/run/lttng/lttng-sessiond.pid)
 fi
 
-# paced_base KIND: the CPU time of one untraced paced run of KIND.
-paced_base() { field ns "$(taskset -c $PCPU "$B" -s $SPIN "$1" "$PACED_ITERS")"; }
-
 # cost: ns per event per run; lost: M per run (LTTng: discarded); bad:
 # failed checks; traced: how many runs had tr2:enable raised in the loop
 # (tr2bench's traced=).
-declare -A cost lost bad traced
+declare -A cost lost bad traced paced_untraced
 for r in $(seq "$ROUNDS"); do
 	# This round's untraced times: what its attached runs are compared with.
 	declare -A base=()
 	for k in empty region region_runtime intmax timer lttng; do
-		line=$(taskset -c $PCPU "$B" $k "$ATTACHED_ITERS")
-		untraced_check "$line"
+		untraced $k "$ATTACHED_ITERS"
 		base[$k]=$(field ns "$line")
 	done
-	base[region_long]=$(field ns "$(taskset -c $PCPU "$B" region_long $((ATTACHED_ITERS / 6)))")
+	untraced region_long $((ATTACHED_ITERS / 6))
+	base[region_long]=$(field ns "$line")
+	# Paced: the untraced runs' ns per event, their median over the rounds
+	# subtracted at the end (a paced run is timed against its own spinning).
+	for k in empty region lttng; do
+		untraced -s $SPIN $k "$PACED_ITERS"
+		paced_untraced[$k]+=" $(calc %.2f "$(loop_ns "$line") / $PEV")"
+	done
 	for name in $CONFIGS; do
-		b=$(base_of "${name%@paced}")
-		if [ "$name" = "${name%@paced}" ]; then
-			line=$(run_cfg "$name")
-			base_ns=${base[$b]}
-		else
-			# Paced: the mean of untraced runs right before and after,
-			# which this VM's slow stretches (seconds) hit alike.
-			base_ns=$(paced_base "$b")
-			line=$(run_cfg "$name")
-			base_ns=$(calc %.0f "($base_ns + $(paced_base "$b")) / 2")
-		fi
+		line=$(run_cfg "$name")
 		ev=$(field events "$line")
 		if [ -z "$ev" ]; then bad[$name]+=" a run failed"; reap_strays; continue; fi
-		c=$(calc %.1f "($(field ns "$line") - $base_ns) / $ev")
+		if [ "$name" = "${name%@paced}" ]; then
+			c=$(calc %.1f "($(loop_ns "$line") - ${base[$(base_of "$name")]}) / $ev")
+		else
+			c=$(calc %.2f "$(loop_ns "$line") / $ev")
+		fi
 		cost[$name]+=" $c"
 		traced[$name]=$(( ${traced[$name]:-0} + $(field traced "$line") ))
 		rec=no
@@ -331,6 +342,14 @@ for r in $(seq "$ROUNDS"); do
 	say "  round $r/$ROUNDS: $(for n in syscall trap1 append perf event summary lttng perf@paced lttng@paced; do printf '%s %s ' $n "${cost[$n]##* }"; done)ns/event"
 done
 
+# The paced rows minus the median of their untraced runs.
+for name in $CONFIGS; do
+	[ "$name" != "${name%@paced}" ] && [ -n "${cost[$name]:-}" ] || continue
+	# shellcheck disable=SC2086
+	u=$(median ${paced_untraced[$(base_of "${name%@paced}")]})
+	cost[$name]=$(for c in ${cost[$name]}; do printf ' %s' "$(calc %.1f "$c - $u")"; done)
+done
+
 # bpftrace, once at full speed and once paced (it compiles its program for
 # seconds): the same fields to a file, with its "Lost N events" lines in
 # it.  It attaches to the public probes trace2:region_enter/leave in the
@@ -340,13 +359,13 @@ BT_PROG="usdt:$B:trace2:region_enter, usdt:$B:trace2:region_leave { printf(\"%s 
 bt_run() {  # SUFFIX SPIN_ARGS ITERS
 	local base_ns line ev
 	# shellcheck disable=SC2086
-	base_ns=$(field ns "$(taskset -c $PCPU "$B" $2 region "$3")")
+	base_ns=$(loop_ns "$(taskset -c $PCPU "$B" $2 region "$3")")
 	# (bpftrace splits -c at every space: no empty word in it)
 	T taskset -c $TCPU bpftrace -o "$TMP/bt.out" -e "$BT_PROG" -c "$B -c $PCPU ${2:+$2 }region $3" >"$TMP/bt.line" 2>"$TMP/bt.err" || true
 	line=$(grep '^region ' "$TMP/bt.line" || true)
 	ev=$(field events "$line")
 	if [ -n "$ev" ]; then
-		eval "BT_COST$1=$(calc %.0f "($(field ns "$line") - $base_ns) / $ev")"
+		eval "BT_COST$1=$(calc %.0f "($(loop_ns "$line") - $base_ns) / $ev")"
 	else
 		eval "BT_COST$1=failed"
 		say "  bpftrace failed: $(grep -v RLIMIT_MEMLOCK "$TMP/bt.err" | tail -1)"
@@ -421,7 +440,7 @@ sibling_start() {
 sibling_stop() { kill -TERM $SIB; wait $SIB || true; }
 for r in $(seq "$ROUNDS"); do
 	line=$(taskset -c $PCPU "$B" region "$BYSTANDER_ITERS")
-	untraced_check "$line"
+	untraced_check "$line" || true
 	BY_ALONE+=" $(field ns "$line")"
 	sibling_start
 	line=$(taskset -c $PCPU "$B" region "$BYSTANDER_ITERS")
@@ -591,7 +610,6 @@ det_call=$(calc %.2f "($DET_REGION - $DET_EMPTY) / 2")
 tp_check=$([ "$((TP_N + TP_M))" = "$TP_PRODUCED" ] && echo "yes" || echo "**no** (N+M = $((TP_N + TP_M)))")
 tp2_check=$([ "$((TP2_N + TP2_M))" = "$TP2_PRODUCED" ] && echo "yes" || echo "**no** (N+M = $((TP2_N + TP2_M)))")
 fmt_min=$(printf '%s\n' "${fmt_rate[@]}" | sort -g | head -1)
-EV=$((2 * ATTACHED_ITERS)) PEV=$((2 * PACED_ITERS))
 SYSCALL=$(med syscall)
 # x NAME: a configuration's full-speed median in system calls
 x() { case "$(med "$1")$SYSCALL" in *[!0-9.-]*) echo "?" ;; *) calc %.2f "$(med "$1") / $SYSCALL" ;; esac; }
@@ -685,11 +703,15 @@ Attached: $ROUNDS rounds of every configuration, interleaved; median and range (
 one run each). Full speed: $ATTACHED_ITERS pairs ($EV events) a run, the loop as fast as it goes. Paced:
 $PACED_ITERS pairs ($PEV events) a run, each pair followed by $SPIN iterations of the empty loop
 (about $(calc %.1f "$SPIN * $DET_EMPTY / 1000") µs: events spaced out as in a real program, the tracer keeps up and
-sleeps between them); its cost per event is the producer's CPU time of the whole paced run
-(spinning included) minus that of the same run untraced (the mean of one right before and one
-right after), over the events. No clock is read
-per pair: a read costs $(med clock) ns here and orders the instructions around it (the
-previous BENCHMARKS.md timed each paced pair by itself, which added to what it measured).
+sleeps between them). A paced run alternates blocks of 100 such pairs with blocks of 100
+spins alone, and its time is the producer's CPU time of the first kind of block minus that of
+the second; its cost per event is that time minus the same of the run untraced, over the
+events. The spinning is nearly all of a paced run, and this VM's CPU runs the same loop at
+speeds up to 1.6x apart from one second to the next (by hand on 2026-11-26: one untraced paced
+run took 282 to 469 ms), so it is timed beside the calls, not in another run (in a \`make
+bench\` run that timed them apart, a paced row's range was −317 to 630 ns). No clock is read per pair: a read costs $(med clock) ns here and
+orders the instructions around it (the previous BENCHMARKS.md timed each paced pair by
+itself, which added to what it measured).
 
 ## 1. Detached: what an idle probe costs
 

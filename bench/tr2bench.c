@@ -6,7 +6,7 @@
  *
  * Runs KIND's loop COUNT times (or for SECONDS) in each of THREADS threads,
  * pinned to CPU if given, and prints one line on stdout:
- *   KIND iterations=I events=E ns=T traced=R
+ *   KIND iterations=I events=E ns=T spin_ns=S traced=R
  * T is the time of the loops alone (startup and exit excluded): with COUNT and
  * one thread, the CPU time of the thread (user and kernel, where the probes'
  * BPF programs run), so that other processes sharing the CPU do not count;
@@ -19,13 +19,17 @@
  * raised at the end of the loops, else 0: a run meant to be untraced that
  * says 1 was traced by someone else's tr2-bpf -a.
  *
- * -s SPIN: after each iteration, SPIN iterations of the empty loop: events
- * spaced out as in a real program, so that a tracer keeps up and sleeps
- * between them.  T is then the time of the whole run, spinning included (the
- * thread's CPU time with COUNT and one thread, as above): what the events
- * cost is T minus T of the same run untraced.  No clock is read per
- * iteration: a read costs tens of ns here and orders the instructions
- * around it, which would change what is measured.
+ * -s SPIN (with COUNT): after each iteration, SPIN iterations of the empty
+ * loop: events spaced out as in a real program, so that a tracer keeps up
+ * and sleeps between them.  The run alternates blocks of PACED_BLOCK such
+ * iterations with blocks of as many SPINs alone; T is the CPU time of the
+ * thread in the first kind of block (spinning included), S in the second:
+ * what the events cost is T - S (S is 0 without -s).  The spinning is most
+ * of a paced run, and the CPU of a shared VM runs the same loop at speeds
+ * 1.6x apart from one second to the next (282 to 469 ms for one paced run
+ * here): it is timed beside the calls, not in another run.  No clock is
+ * read per iteration: a read costs tens of ns here and orders the
+ * instructions around it, which would change what is measured.
  *
  * -S: stop (SIGSTOP) before the loops, for a loader that attaches to the
  * stopped process and then continues it (bpf-attach).
@@ -59,6 +63,7 @@ static char runtime_cat[sizeof(CAT)], runtime_label[sizeof(LABEL)];
 
 static int out_fd = -1;       /* -o FILE: the "write" kind's output */
 static uint64_t spin;         /* -s SPIN */
+#define PACED_BLOCK 100       /* -s: iterations per block (about 0.3 ms at SPIN 10000) */
 static uint64_t start_ns;     /* for the write kind's t_abs column */
 
 static uint64_t clock_ns(clockid_t clock)
@@ -226,6 +231,8 @@ struct job {
 	uint64_t count;     /* iterations, or 0 for timed */
 	uint64_t end_ns;    /* timed: stop at this time */
 	uint64_t done;      /* iterations made */
+	uint64_t ns;        /* -s: CPU time of the blocks with calls */
+	uint64_t spin_ns;   /* -s: CPU time of the blocks of spinning alone */
 };
 
 static void *run(void *arg)
@@ -233,9 +240,21 @@ static void *run(void *arg)
 	struct job *j = arg;
 
 	if (j->count && spin) {
-		for (uint64_t i = 0; i < j->count; i++) {
-			j->k->fn(1);
-			loop_empty(spin);
+		for (uint64_t left = j->count, n; left; left -= n) {
+			uint64_t t0, t1, t2;
+
+			n = left < PACED_BLOCK ? left : PACED_BLOCK;
+			t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+			for (uint64_t i = 0; i < n; i++) {
+				j->k->fn(1);
+				loop_empty(spin);
+			}
+			t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+			for (uint64_t i = 0; i < n; i++)
+				loop_empty(spin);
+			t2 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+			j->ns += t1 - t0;
+			j->spin_ns += t2 - t1;
 		}
 		j->done = j->count;
 		return NULL;
@@ -272,7 +291,7 @@ int main(int argc, char **argv)
 	const char *out = "/dev/null";
 	struct job jobs[64];
 	pthread_t th[64];
-	uint64_t t0, t1, iters = 0, count = 0, end_ns = 0;
+	uint64_t t0, t1, iters = 0, count = 0, end_ns = 0, ns, spin_ns = 0;
 	char *end;
 
 	while ((opt = getopt(argc, argv, "SWc:t:s:o:")) != -1) {
@@ -324,7 +343,7 @@ int main(int argc, char **argv)
 	start_ns = now_ns();
 	t0 = clock_ns(clock);
 	for (int i = 0; i < nthreads; i++)
-		jobs[i] = (struct job){ k, count, end_ns ? start_ns + end_ns : 0, 0 };
+		jobs[i] = (struct job){ k, count, end_ns ? start_ns + end_ns : 0, 0, 0, 0 };
 	if (nthreads == 1) {
 		run(&jobs[0]);   /* on the main thread, as a plain program would */
 	} else {
@@ -334,11 +353,17 @@ int main(int argc, char **argv)
 			pthread_join(th[i], NULL);
 	}
 	t1 = clock_ns(clock);
+	ns = t1 - t0;
+	if (count && spin) {
+		ns = 0;
+		for (int i = 0; i < nthreads; i++)
+			ns += jobs[i].ns, spin_ns += jobs[i].spin_ns;
+	}
 	for (int i = 0; i < nthreads; i++)
 		iters += jobs[i].done;
-	printf("%s iterations=%llu events=%llu ns=%llu traced=%d\n", k->name, (unsigned long long)iters,
-	       (unsigned long long)(iters * k->calls), (unsigned long long)(t1 - t0),
-	       (trace2__state.on & 0xffff) != 0);
+	printf("%s iterations=%llu events=%llu ns=%llu spin_ns=%llu traced=%d\n", k->name,
+	       (unsigned long long)iters, (unsigned long long)(iters * k->calls), (unsigned long long)ns,
+	       (unsigned long long)spin_ns, (trace2__state.on & 0xffff) != 0);
 	if (wait_stdin) {
 		char line[16];
 
