@@ -5,11 +5,10 @@
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_SITES := $(foreach v,none tr2 nop1 lttng,$(BENCH_DIR)/sites-$(v).o)
-BENCH_PROTOS := $(foreach v,args hdr tr2 intern,$(BENCH_DIR)/proto-$(v).bpf.o $(BENCH_DIR)/proto-$(v)-lazy.bpf.o)
 # Programs with this many trace2 call sites, for the exec rows (section 7).
 BENCH_CALLS := $(foreach n,1000 15,$(BENCH_DIR)/calls-$(n))
 BENCH_PROGS := $(BENCH_DIR)/tr2bench $(BENCH_DIR)/bpf-attach $(BENCH_DIR)/empty.bpf.o \
-	      $(BENCH_PROTOS) $(BENCH_SITES) $(BENCH_CALLS) $(BENCH_DIR)/summary-bench
+	      $(BENCH_SITES) $(BENCH_CALLS) $(BENCH_DIR)/summary-bench
 BENCH_CFLAGS := $(CPPFLAGS) -Ibench $(CFLAGS)
 
 $(BENCH_DIR)/tr2bench: bench/tr2bench.c bench/nop1.c bench/lttng_loop.c bench/lttng_tp.c \
@@ -37,23 +36,18 @@ $(BENCH_DIR)/summary-bench: bench/summary_bench.c loader/tr2_summary.c loader/tr
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) $(LDFLAGS) -o $@ bench/summary_bench.c loader/tr2_summary.c \
 		$(BUILD)/libtr2fmt.a $(FMT_LIBS)
 
-# The BPF objects bpf-attach loads: empty.bpf.o (the floor) and proto.bpf.c's
-# variants, proto-<variant>[-lazy].bpf.o (see proto.bpf.c).
-
+# The BPF object bpf-attach loads: empty programs, the kernel's floor.
 $(BENCH_DIR)/empty.bpf.o: bench/empty.bpf.c $(BUILD)/vmlinux.h
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(BENCH_DIR)/proto-%.bpf.o: bench/proto.bpf.c $(BUILD)/vmlinux.h
-	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -DPROTO=p_$(subst -lazy,,$*) $(if $(findstring -lazy,$*),-DLAZY=1) -c $< -o $@
-
-# Attaches with tr2-bpf's own code (loader/tr2_attach.c), so that the floor
-# is measured on the same kind of link.
+# Attaches to tr2:batch with tr2-bpf's own code (loader/tr2_attach.c), so
+# that the traps are measured on the same kind of link; to the public trace2
+# probes as bpftrace does.
 $(BENCH_DIR)/bpf-attach: bench/bpf_attach.c $(BUILD)/loader/tr2_attach.o loader/tr2_attach.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/loader/tr2_attach.o -lbpf -lelf -lz
 
 bench: $(BUILD)/tr2-bpf $(BUILD)/tr2-fmt $(BENCH_PROGS) $(TEST_PROGS_DIR)/tr2_shapes \
-       $(TEST_PROGS_DIR)/libtr2_plugin.so $(TEST_PROGS_DIR)/libtr2_plain.so
+       $(TEST_PROGS_DIR)/tr2_batch $(TEST_PROGS_DIR)/libtr2_plugin.so $(TEST_PROGS_DIR)/libtr2_plain.so
 	bench/run.sh $(BUILD) BENCHMARKS.md

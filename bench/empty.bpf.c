@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* empty.bpf.c: a program that does nothing, for the tr2:event site of the
- * runtime (usdt/tr2_probe.c), where tr2-bpf attaches its own probe_event;
- * attached by bpf-attach the way tr2-bpf attaches (a uprobe-multi link, the
- * enable on tr2:enable): what an event costs before a tracer does any work. */
+/* empty.bpf.c: programs that do nothing, attached by bpf-attach
+ * (bench/bpf_attach.c): what a kernel entry costs before a tracer does any
+ * work.  probe_batch goes where tr2-bpf attaches its own, the runtime's
+ * tr2:batch (usdt/tr2_probe.c); site goes on public trace2 probes that fire
+ * per call (trace2:region_enter, region_leave), as bpftrace attaches. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/usdt.bpf.h>   /* the spec map that tr2_attach fills */
@@ -10,7 +11,13 @@
 char LICENSE[] SEC("license") = "GPL";
 
 SEC("usdt")
-int probe_event(void *ctx)
+int probe_batch(void *ctx)
+{
+	return 0;
+}
+
+SEC("usdt")
+int site(void *ctx)
 {
 	return 0;
 }

@@ -1,31 +1,42 @@
 /*
  * tr2bench: the program behind every row of BENCHMARKS.md (bench/run.sh).
  *
- *   tr2bench [-S] [-c CPU] [-t THREADS] [-s SPIN] [-o FILE] KIND COUNT
- *   tr2bench [-S] [-c CPU] [-t THREADS] [-s SPIN] [-o FILE] KIND SECONDSs  e.g. 5s
+ *   tr2bench [-S] [-W] [-c CPU] [-t THREADS] [-s SPIN] [-o FILE] KIND COUNT
+ *   tr2bench [-S] [-W] [-c CPU] [-t THREADS] [-s SPIN] [-o FILE] KIND SECONDSs  e.g. 5s
  *
  * Runs KIND's loop COUNT times (or for SECONDS) in each of THREADS threads,
  * pinned to CPU if given, and prints one line on stdout:
- *   KIND iterations=I events=E ns=T traced=R
+ *   KIND iterations=I events=E ns=T spin_ns=S traced=R
  * T is the time of the loops alone (startup and exit excluded): with COUNT and
  * one thread, the CPU time of the thread (user and kernel, where the probes'
  * BPF programs run), so that other processes sharing the CPU do not count;
  * otherwise wall time. E is how
- * many probe hits (or LTTng events, or written lines) the loops make: I times
- * the calls per iteration. With no tracer attached the probes fire nothing;
- * E is then what a tracer would have received. R is 1 when tr2-bpf (or
+ * many events (trace2 calls, LTTng events, written lines; system calls or
+ * clock reads for getppid and clock) the loops make: I times the calls per
+ * iteration. With no tracer attached the probes fire nothing; E is then what
+ * a tracer would have received. R is 1 when tr2-bpf (or
  * anything attached to tr2:enable) had this process's trace2__state.on
  * raised at the end of the loops, else 0: a run meant to be untraced that
  * says 1 was traced by someone else's tr2-bpf -a.
  *
  * -s SPIN (with COUNT): after each iteration, SPIN iterations of the empty
- * loop: events spaced out as in a real program, so that a tracer keeps up and
- * sleeps between them. T is then the time spent in the iterations alone, each
- * timed by itself, so that the noise of the spinning stays out of it (the
- * clock reads cost the same attached and detached).
+ * loop: events spaced out as in a real program, so that a tracer keeps up
+ * and sleeps between them.  The run alternates blocks of PACED_BLOCK such
+ * iterations with blocks of as many SPINs alone; T is the CPU time of the
+ * thread in the first kind of block (spinning included), S in the second:
+ * what the events cost is T - S (S is 0 without -s).  The spinning is most
+ * of a paced run, and the CPU of a shared VM runs the same loop at speeds
+ * 1.6x apart from one second to the next (282 to 469 ms for one paced run
+ * here): it is timed beside the calls, not in another run.  No clock is
+ * read per iteration: a read costs tens of ns here and orders the
+ * instructions around it, which would change what is measured.
  *
  * -S: stop (SIGSTOP) before the loops, for a loader that attaches to the
  * stopped process and then continues it (bpf-attach).
+ *
+ * -W: after printing the line, wait for a line (or the end) on standard
+ * input before exiting, so that a tracer's statistics can be read while it
+ * is still attached (bench/run.sh's bpf_stats).
  *
  * The program never calls trace2_initialize() or trace2_thread_start(), so a
  * tracer sees exactly E events from it and nothing else.
@@ -52,6 +63,7 @@ static char runtime_cat[sizeof(CAT)], runtime_label[sizeof(LABEL)];
 
 static int out_fd = -1;       /* -o FILE: the "write" kind's output */
 static uint64_t spin;         /* -s SPIN */
+#define PACED_BLOCK 100       /* -s: iterations per block (about 0.3 ms at SPIN 10000) */
 static uint64_t start_ns;     /* for the write kind's t_abs column */
 
 static uint64_t clock_ns(clockid_t clock)
@@ -100,7 +112,27 @@ static __attribute__((noinline)) void loop_region_runtime(uint64_t n)
 	}
 }
 
-/* A stopwatch timer: summed on the BPF side, so its probes send no record. */
+/* One system call, the cheapest there is: what entering the kernel costs. */
+static __attribute__((noinline)) void loop_getppid(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		getppid();
+		BARRIER();
+	}
+}
+
+/* One clock read (vDSO, no kernel entry), as the runtime takes per call. */
+static __attribute__((noinline)) void loop_clock(uint64_t n)
+{
+	struct timespec ts;
+
+	for (uint64_t i = 0; i < n; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		BARRIER();
+	}
+}
+
+/* A stopwatch timer: summed by the tracer, no event of its own. */
 TRACE2_DEFINE_TIMER(bench_timer, "bench", "timer", 0);
 
 static __attribute__((noinline)) void loop_timer(uint64_t n)
@@ -180,6 +212,8 @@ static const struct kind {
 	int calls;          /* events per iteration */
 } kinds[] = {
 	{ "empty", loop_empty, 0 },
+	{ "getppid", loop_getppid, 1 },           /* one system call */
+	{ "clock", loop_clock, 1 },               /* one clock_gettime (vDSO) */
 	{ "region", loop_region, 2 },             /* trace2.h: inline test, runtime call */
 	{ "region_nop1", loop_region_nop1, 2 },   /* stock <sys/sdt.h>: 1-byte nop inline */
 	{ "region_long", loop_region_long, 2 },   /* 200-byte category and label */
@@ -197,7 +231,8 @@ struct job {
 	uint64_t count;     /* iterations, or 0 for timed */
 	uint64_t end_ns;    /* timed: stop at this time */
 	uint64_t done;      /* iterations made */
-	uint64_t ns;        /* -s: time inside the iterations */
+	uint64_t ns;        /* -s: CPU time of the blocks with calls */
+	uint64_t spin_ns;   /* -s: CPU time of the blocks of spinning alone */
 };
 
 static void *run(void *arg)
@@ -205,12 +240,21 @@ static void *run(void *arg)
 	struct job *j = arg;
 
 	if (j->count && spin) {
-		for (uint64_t i = 0; i < j->count; i++) {
-			uint64_t t = now_ns();
+		for (uint64_t left = j->count, n; left; left -= n) {
+			uint64_t t0, t1, t2;
 
-			j->k->fn(1);
-			j->ns += now_ns() - t;
-			loop_empty(spin);
+			n = left < PACED_BLOCK ? left : PACED_BLOCK;
+			t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+			for (uint64_t i = 0; i < n; i++) {
+				j->k->fn(1);
+				loop_empty(spin);
+			}
+			t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+			for (uint64_t i = 0; i < n; i++)
+				loop_empty(spin);
+			t2 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+			j->ns += t1 - t0;
+			j->spin_ns += t2 - t1;
 		}
 		j->done = j->count;
 		return NULL;
@@ -233,7 +277,7 @@ static void *run(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tr2bench [-S] [-c CPU] [-t THREADS] [-s SPIN] [-o FILE] KIND COUNT|SECONDSs\nKIND:");
+	fprintf(stderr, "usage: tr2bench [-S] [-W] [-c CPU] [-t THREADS] [-s SPIN] [-o FILE] KIND COUNT|SECONDSs\nKIND:");
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		fprintf(stderr, " %s", kinds[i].name);
 	fputc('\n', stderr);
@@ -243,16 +287,17 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	const struct kind *k = NULL;
-	int cpu = -1, nthreads = 1, stop = 0, opt;
+	int cpu = -1, nthreads = 1, stop = 0, wait_stdin = 0, opt;
 	const char *out = "/dev/null";
 	struct job jobs[64];
 	pthread_t th[64];
-	uint64_t t0, t1, iters = 0, count = 0, end_ns = 0, ns = 0;
+	uint64_t t0, t1, iters = 0, count = 0, end_ns = 0, ns, spin_ns = 0;
 	char *end;
 
-	while ((opt = getopt(argc, argv, "Sc:t:s:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "SWc:t:s:o:")) != -1) {
 		switch (opt) {
 		case 'S': stop = 1; break;
+		case 'W': wait_stdin = 1; break;
 		case 's': spin = strtoull(optarg, NULL, 10); break;
 		case 'c': cpu = atoi(optarg); break;
 		case 't': nthreads = atoi(optarg); break;
@@ -293,12 +338,12 @@ int main(int argc, char **argv)
 
 	if (stop)
 		raise(SIGSTOP);
-	clockid_t clock = count && !spin && nthreads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+	clockid_t clock = count && nthreads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
 
 	start_ns = now_ns();
 	t0 = clock_ns(clock);
 	for (int i = 0; i < nthreads; i++)
-		jobs[i] = (struct job){ k, count, end_ns ? start_ns + end_ns : 0, 0, 0 };
+		jobs[i] = (struct job){ k, count, end_ns ? start_ns + end_ns : 0, 0, 0, 0 };
 	if (nthreads == 1) {
 		run(&jobs[0]);   /* on the main thread, as a plain program would */
 	} else {
@@ -308,14 +353,23 @@ int main(int argc, char **argv)
 			pthread_join(th[i], NULL);
 	}
 	t1 = clock_ns(clock);
-	for (int i = 0; i < nthreads; i++) {
-		iters += jobs[i].done;
-		ns += jobs[i].ns;
+	ns = t1 - t0;
+	if (count && spin) {
+		ns = 0;
+		for (int i = 0; i < nthreads; i++)
+			ns += jobs[i].ns, spin_ns += jobs[i].spin_ns;
 	}
-	if (!spin || !count)
-		ns = t1 - t0;
-	printf("%s iterations=%llu events=%llu ns=%llu traced=%d\n", k->name, (unsigned long long)iters,
-	       (unsigned long long)(iters * k->calls), (unsigned long long)ns,
-	       (trace2__state.on & 0xffff) != 0);
+	for (int i = 0; i < nthreads; i++)
+		iters += jobs[i].done;
+	printf("%s iterations=%llu events=%llu ns=%llu spin_ns=%llu traced=%d\n", k->name,
+	       (unsigned long long)iters, (unsigned long long)(iters * k->calls), (unsigned long long)ns,
+	       (unsigned long long)spin_ns, (trace2__state.on & 0xffff) != 0);
+	if (wait_stdin) {
+		char line[16];
+
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			line[0] = '\0';
+	}
 	return 0;
 }
