@@ -28,10 +28,6 @@
 #define SIGTTOU 22
 #define X86_PF_INSTR 0x10  /* page fault error code: an instruction fetch (arch/x86) */
 
-/* Tasks and their signals (kernel kfuncs, Linux 6.13+). */
-extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
-extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type, u64 value) __ksym;
 /* User memory straight into a ring-buffer record (Linux 6.16+; see copy_direct). */
 extern int bpf_probe_read_user_dynptr(struct bpf_dynptr *dptr, u32 off, u32 size,
 				      const void *unsafe_ptr) __ksym __weak;
@@ -123,11 +119,12 @@ struct {
 
 /* The processes stopped (SIGSTOP) for tr2-bpf to attach to an object they
  * map, by tgid: when the hold began (ns).  tr2-bpf deletes an entry when it
- * sends SIGCONT.  The eBPF side itself sends SIGCONT to every process held
- * when tr2-bpf is stopped (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU) or killed,
- * when it ends, and to a process held longer than TR2_HOLD_MAX_NS whenever any
- * process on the host forks, execs or exits (tr2-bpf's watchdog thread does
- * the same every 100 ms, for an idle host); those count in `unserved`. */
+ * sends SIGCONT; its guard process (loader/tr2_guard.c) when it lets go a
+ * process tr2-bpf did not serve within TR2_HOLD_MAX_NS, or every one when
+ * tr2-bpf is stopped or gone.  The eBPF side sends no SIGCONT itself: from
+ * a tracepoint, bpf_send_signal_task() goes through one irq_work per CPU,
+ * so that all but the first of several in one run fail (EBUSY) and those
+ * processes would stay stopped. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -135,9 +132,10 @@ struct {
 	__type(value, __u64);
 } held SEC(".maps");
 
-/* [0]: holds ended by the eBPF side rather than by tr2-bpf; [1]: processes
- * not held because tr2-bpf was stopped or had too many held already (they
- * go on before tr2-bpf has attached to the new object). */
+/* [0]: holds ended by the guard rather than by tr2-bpf (written by the
+ * guard alone); [1]: processes not held because tr2-bpf was stopped or
+ * had too many held already, or the stop could not be sent (they go on
+ * before tr2-bpf has attached to the new object). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 2);
@@ -145,14 +143,16 @@ struct {
 	__type(value, __u64);
 } unserved SEC(".maps");
 
-/* When the oldest hold began, ns; 0: none (a hint: may be older). */
-__u64 oldest_hold;
-/* tr2-bpf cannot serve a hold now: it was sent a stop signal (or
- * SIGKILL), or let a hold last TR2_HOLD_MAX_NS, and has not been continued
- * (SIGCONT) or served a hold since (tr2-bpf clears it then).  No process is
- * held meanwhile: one that a hold let go would otherwise be held again at
- * its next new object, and again. */
+/* tr2-bpf cannot serve a hold now: it was sent a stop signal or SIGKILL,
+ * it is ending, or the guard let a hold go unserved, and it has not been
+ * continued (SIGCONT) or served a hold since (tr2-bpf clears it then).  No
+ * process is held meanwhile: one that the guard let go would otherwise be
+ * held again at its next new object, and again. */
 int tracer_absent;
+
+/* The guard's tgid (loader/tr2_guard.c), set by tr2-bpf before it
+ * attaches: -a never holds it, which lets go the others. */
+int guard_tgid;
 
 /* tr2-bpf is still looking at the processes it traces from the start (-p,
  * -a): no process is held until it polls the ring buffer; a record that
@@ -217,19 +217,17 @@ int BPF_PROG(on_prepare_exec, struct task_struct *task, struct linux_binprm *bpr
 
 /* --- holds and objects --- */
 
-/* tr2-bpf is being stopped or killed: it cannot serve a held process, nor
- * one that would be held until it is continued. */
+/* tr2-bpf is being stopped or killed: it cannot serve a hold until it is
+ * continued.  The guard lets go the processes held already. */
 SEC("tp_btf/signal_generate")
 int BPF_PROG(on_signal, int sig, struct kernel_siginfo *info, struct task_struct *task, int group, int result)
 {
 	if (task->tgid != tracer_tgid)
 		return 0;
-	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU || sig == SIGKILL) {
+	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU || sig == SIGKILL)
 		tracer_absent = 1;
-		release_all();
-	} else if (sig == SIGCONT) {
+	else if (sig == SIGCONT)
 		tracer_absent = 0;
-	}
 	return 0;
 }
 
@@ -240,7 +238,6 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ppid = parent->tgid, cpid = child->tgid;
 	__u8 one = 1;
 
-	release_expired();
 	if (!follow || ppid == cpid || !bpf_map_lookup_elem(&traced, &ppid))
 		return 0;
 	bpf_map_update_elem(&traced, &cpid, &one, BPF_ANY);
@@ -261,18 +258,21 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	__u32 pid = p->tgid;
 
 	if (pid == tracer_tgid) {
-		release_all();   /* tr2-bpf ends (killed, crashed, done): no one to wait for */
+		tracer_absent = 1;   /* tr2-bpf ends (killed, crashed, done): no one to wait for */
 		return 0;
 	}
-	release_expired();
 	if (ts) {
 		drain_current();
 		if (ts->announced)
 			send_rec(TR2_REC_THREAD_GONE, pid, p->pid, 0, 0, 0, 0);
 	}
 	/* do_exit() counts live threads down before this tracepoint. */
-	if (BPF_CORE_READ(p, signal, live.counter) == 0 && bpf_map_delete_elem(&traced, &pid) == 0)
-		send_rec(TR2_REC_PROC_GONE, pid, p->pid, 0, 0, 0, 0);
+	if (BPF_CORE_READ(p, signal, live.counter) == 0) {
+		/* killed while held: its pid may be another process's soon */
+		bpf_map_delete_elem(&held, &pid);
+		if (bpf_map_delete_elem(&traced, &pid) == 0)
+			send_rec(TR2_REC_PROC_GONE, pid, p->pid, 0, 0, 0, 0);
+	}
 	return 0;
 }
 
@@ -288,7 +288,6 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	struct tr2_object_key key = {};
 	int stop;
 
-	release_expired();
 	/* A new program: a new thread state, the filters decided again. */
 	if (had_events || trace_all)
 		bpf_task_storage_delete(&threads, p);

@@ -63,14 +63,15 @@ static __always_inline __u64 wake_flags(int wake)
 										       BPF_RB_NO_WAKEUP;
 }
 
-/* Sends one of the tracer's own records (no strings); -1 when the ring
- * buffer is full (not counted: no event is lost). */
-static __always_inline int send_rec(__u8 kind, __u32 pid, __u32 tid, __s64 n0, __s64 n1, __s64 n2, int wake)
+/* Reserves one of the tracer's own records (no strings), filled in but
+ * for what the caller adds before bpf_ringbuf_submit(); NULL when the ring
+ * buffer is full. */
+static __always_inline struct tr2_rec *rec_new(__u8 kind, __u32 pid, __u32 tid, __s64 n0, __s64 n1, __s64 n2)
 {
 	struct tr2_rec *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 
 	if (!r)
-		return -1;
+		return 0;
 	__builtin_memset(r, 0, sizeof(*r));
 	r->size = sizeof(*r);
 	r->kind = kind;
@@ -80,6 +81,17 @@ static __always_inline int send_rec(__u8 kind, __u32 pid, __u32 tid, __s64 n0, _
 	r->num[0] = n0;
 	r->num[1] = n1;
 	r->num[2] = n2;
+	return r;
+}
+
+/* Sends one of the tracer's own records (no strings); -1 when the ring
+ * buffer is full (not counted: no event is lost). */
+static __always_inline int send_rec(__u8 kind, __u32 pid, __u32 tid, __s64 n0, __s64 n1, __s64 n2, int wake)
+{
+	struct tr2_rec *r = rec_new(kind, pid, tid, n0, n1, n2);
+
+	if (!r)
+		return -1;
 	bpf_ringbuf_submit(r, wake_flags(wake));
 	return 0;
 }

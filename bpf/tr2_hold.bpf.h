@@ -1,87 +1,38 @@
 /* tr2_hold.bpf.h: holds and objects.  A traced process that is about to run
  * code of an object file tr2-bpf has not looked at (exec, dlopen, the
  * libraries a program starts with) stops (SIGSTOP) until tr2-bpf has
- * attached to it, and is let go (SIGCONT) by tr2-bpf, or by the eBPF side
- * when tr2-bpf cannot serve it.  Included by tr2.bpf.c after its maps. */
+ * attached to it, and is let go (SIGCONT) by tr2-bpf, or by its guard
+ * process when tr2-bpf cannot serve it (loader/tr2_guard.c).  Included by
+ * tr2.bpf.c after its maps. */
 
 /* Whether the calling process is traced (follow and -p: in `traced`; -a:
- * any but tr2-bpf) and let through by the filters: the one that exec'd, or
+ * any but tr2-bpf and its guard) and let through by the filters: the one that exec'd, or
  * that runs code of an object for the first time, is one to look at. */
 static __always_inline int traced_now(__u32 pid)
 {
-	return pid != tracer_tgid && (trace_all || bpf_map_lookup_elem(&traced, &pid)) && wanted();
+	return pid != tracer_tgid && pid != guard_tgid && (trace_all || bpf_map_lookup_elem(&traced, &pid)) && wanted();
 }
 
-/* Sends SIGCONT to the held process *pid; counts it in `unserved`. */
-static long release_one(struct bpf_map *map, __u32 *pid, __u64 *since, void *ctx)
+/* Counts a process that goes on without waiting for tr2-bpf (unserved[1]). */
+static __always_inline void count_unheld(void)
 {
-	struct task_struct *t = bpf_task_from_pid(*pid);
-	__u32 zero = 0;
-	__u64 *n;
+	__u32 one = 1;
+	__u64 *n = bpf_map_lookup_elem(&unserved, &one);
 
-	if (t) {
-		bpf_send_signal_task(t, SIGCONT, PIDTYPE_TGID, 0);
-		bpf_task_release(t);
-	}
-	bpf_map_delete_elem(map, pid);
-	n = bpf_map_lookup_elem(&unserved, &zero);
 	if (n)
 		__sync_fetch_and_add(n, 1);
-	return 0;
-}
-
-/* Lets every held process go on. */
-static __always_inline void release_all(void)
-{
-	bpf_for_each_map_elem(&held, release_one, 0, 0);
-	oldest_hold = 0;
-}
-
-static long release_if_old(struct bpf_map *map, __u32 *pid, __u64 *since, __u64 *now)
-{
-	if (*now - *since >= TR2_HOLD_MAX_NS) {
-		tracer_absent = 1;
-		release_one(map, pid, since, 0);
-	}
-	else if (!oldest_hold || *since < oldest_hold)
-		oldest_hold = *since;
-	return 0;
-}
-
-/* Lets the processes held longer than TR2_HOLD_MAX_NS go on: tr2-bpf is alive
- * but does not serve them (a debugger holds it, it is starved, ...).  The
- * same as tr2-bpf's watchdog (loader/tr2_bpf.c), which counts its own. */
-static __always_inline void release_expired(void)
-{
-	__u64 now, since = oldest_hold;
-
-	if (!since)
-		return;
-	now = bpf_ktime_get_ns();
-	if (now - since < TR2_HOLD_MAX_NS)
-		return;
-	oldest_hold = 0;
-	bpf_for_each_map_elem(&held, release_if_old, &now, 0);
 }
 
 /* Whether process pid may be held (stopped) for tr2-bpf, from now_ns:
  * entered into `held`, unless tr2-bpf is starting, or cannot serve it or
- * too many are held (then counted in unserved[1]). */
+ * too many are held (then counted). */
 static __always_inline int hold(__u32 pid, __u64 now_ns)
 {
-	__u32 one = 1;
-	__u64 *n;
-
 	if (starting)
 		return 0;
-	if (!tracer_absent && bpf_map_update_elem(&held, &pid, &now_ns, BPF_ANY) == 0) {
-		if (!oldest_hold)
-			oldest_hold = now_ns;
+	if (!tracer_absent && bpf_map_update_elem(&held, &pid, &now_ns, BPF_ANY) == 0)
 		return 1;
-	}
-	n = bpf_map_lookup_elem(&unserved, &one);
-	if (n)
-		__sync_fetch_and_add(n, 1);
+	count_unheld();
 	return 0;
 }
 
@@ -101,18 +52,29 @@ static __always_inline int unknown_object(struct inode *inode, struct tr2_object
  * thread (tr2_record.h).  When stop, key names an object the process maps
  * that is not known yet: the process stops (SIGSTOP, on its way back to
  * user space) so that tr2-bpf attaches to it before its code runs, and
- * tr2-bpf is woken at once; it sends SIGCONT when done. */
+ * tr2-bpf is woken at once; it sends SIGCONT when done.  The stop is sent
+ * before the record, which tr2-bpf answers with the SIGCONT: from a
+ * tracepoint the signal goes through an irq_work on this CPU (interrupts
+ * on: it runs at once), long before tr2-bpf, woken on another CPU, has read
+ * the record and attached.  A stop that cannot be sent (that irq_work is
+ * busy: EBUSY) is no hold: the record says so, and tr2-bpf attaches late. */
 static __always_inline void send_object(__u8 kind, int stop, const struct tr2_object_key *key)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32;
+	struct tr2_rec *r = rec_new(kind, pid, (__u32)id, 0, key->dev, key->ino);
 
-	if (stop && !hold(pid, bpf_ktime_get_ns()))
-		stop = 0;
-	if (send_rec(kind, pid, (__u32)id, stop, key->dev, key->ino, stop) == 0 && stop)
-		bpf_send_signal(SIGSTOP);
-	else if (stop)
-		bpf_map_delete_elem(&held, &pid);
+	if (!r)
+		return;
+	if (stop && hold(pid, r->ts_ns)) {
+		if (bpf_send_signal(SIGSTOP) == 0) {
+			r->num[0] = 1;
+		} else {
+			bpf_map_delete_elem(&held, &pid);
+			count_unheld();
+		}
+	}
+	bpf_ringbuf_submit(r, wake_flags(r->num[0]));
 }
 
 /* Where a traced process meets an object file's code for the first time:

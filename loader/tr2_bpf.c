@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 		tr2_fail("%s", err);
 	tr.mode->start(&tr);
 	tr.skel->bss->starting = 0;
-	tr2_tracer_watch(&tr);
+	tr.started_ns = tr2_mono_ns();   /* --duration's */
 
 	for (;;) {
 		/* Returns early only when the eBPF side forced a wakeup; then or

@@ -1,7 +1,7 @@
 /* tr2_tracer.c: see tr2_tracer.h.  One trace's run: the records dispatched
  * (tr2_tracer_record), the events lost marked in their streams, the
- * processes held for tr2-bpf let go (and the watchdog that lets go those
- * held too long), the report at the end. */
+ * processes held for tr2-bpf let go (tr2_guard.c lets go those it does not
+ * serve), the report at the end. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <linux/membarrier.h>
 #include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -23,6 +24,7 @@
 #include "tr2_attach.h"
 #include "tr2_cmd.h"
 #include "tr2_dst.h"
+#include "tr2_guard.h"
 #include "tr2_mem.h"
 #include "tr2_mode.h"
 #include "tr2_ring.h"
@@ -124,117 +126,24 @@ void tr2_tracer_open_targets(struct tracer *tr)
 
 /* ---- holds: processes stopped until tr2-bpf has attached ---- */
 
-/*
- * Whether another tr2-bpf holds process pid too.  A process that two
- * tracers trace is stopped by the eBPF programs of both at the same exec or
- * fault, and one SIGCONT lets it run: the first tracer to have attached must
- * not send it while the other is still attaching, or the process would run
- * code that tracer has not attached to.  So each tracer takes pid out of
- * its own `held` first, then looks in the other tracers' (found among the
- * host's BPF maps by name and shape, ids kept in *h): the last one out sends
- * the SIGCONT.  Both out at once: both send it, harmless.
- */
-static int held_elsewhere(struct tracer *tr, struct other_holds *h, __u32 pid)
-{
-	struct bpf_map_info info;
-	__u32 id, len;
-	__u64 since;
-	int fd, found = 0;
-
-	if (!h->own_id) {
-		memset(&info, 0, sizeof(info));
-		len = sizeof(info);
-		if (bpf_obj_get_info_by_fd(bpf_map__fd(tr->skel->maps.held), &info, &len))
-			return 0;
-		h->own_id = info.id;
-	}
-	/* map ids only grow: the maps made since the last look */
-	while (!bpf_map_get_next_id(h->next_id, &id)) {
-		h->next_id = id;
-		fd = bpf_map_get_fd_by_id(id);
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		len = sizeof(info);
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && id != h->own_id && !strcmp(info.name, "held") &&
-		    info.type == BPF_MAP_TYPE_HASH && info.key_size == sizeof(__u32) &&
-		    info.value_size == sizeof(__u64)) {
-			h->ids = tr2_grow(h->ids, h->n, &h->cap, sizeof(*h->ids));
-			h->ids[h->n++] = id;
-		}
-		close(fd);
-	}
-	for (int i = 0; i < h->n && !found; i++) {
-		fd = bpf_map_get_fd_by_id(h->ids[i]);
-		if (fd < 0) {   /* that tracer has ended */
-			h->ids[i--] = h->ids[--h->n];
-			continue;
-		}
-		found = !bpf_map_lookup_elem(fd, &pid, &since);
-		close(fd);
-	}
-	return found;
-}
-
 /* Lets a process that stopped itself for tr2-bpf go on, unless another
- * tracer still holds it (held_elsewhere); first out of the eBPF side's
- * `held`, so that it is not counted as let go unserved.  And tr2-bpf serves
- * holds again, if the eBPF side had given up on it. */
+ * tracer still holds it (tr2_held_elsewhere).  Its entry in `held` is
+ * marked let go (0) until the SIGCONT is sent, not deleted before: should
+ * tr2-bpf die in between, the guard finds it and sends the SIGCONT. */
 static void let_go(struct tracer *tr, pid_t pid)
 {
+	int fd = bpf_map__fd(tr->skel->maps.held);
+	__u64 let_go = 0, since;
 	__u32 key = pid;
 
-	bpf_map_delete_elem(bpf_map__fd(tr->skel->maps.held), &key);
-	if (!held_elsewhere(tr, &tr->other_holds, key))
+	if (bpf_map_update_elem(fd, &key, &let_go, BPF_EXIST))
+		return;   /* the guard let it go */
+	if (!tr2_held_elsewhere(fd, &tr->other_holds, key))
 		kill(pid, SIGCONT);
-	tr->skel->bss->tracer_absent = 0;
-}
-
-/*
- * The watchdog: a thread that lets go every process held longer than
- * TR2_HOLD_MAX_NS, as the eBPF side does at the next fork, exec or exit on
- * the host (bpf/tr2.bpf.c, `held`), for a host where none comes: tr2-bpf
- * alive but not serving (busy attaching, starved).  When tr2-bpf is stopped
- * or killed, the eBPF side lets them go at once.  It is stopped by a write
- * to a pipe rather than pthread_cancel, whose unwinding leaves ASan's
- * poisoning of the thread's frames behind (a false stack-buffer-overflow
- * when the thread ends, under make test-asan).
- */
-static void *watchdog(void *arg)
-{
-	struct tracer *tr = arg;
-	int fd = bpf_map__fd(tr->skel->maps.held);
-	struct other_holds others = { 0 };   /* the thread's own, see held_elsewhere */
-
-	for (;;) {
-		struct pollfd stop = { .fd = tr->watchdog_stop[0], .events = POLLIN };
-		__u32 key, next, *prev = NULL;
-		__u64 since, now;
-
-		if (poll(&stop, 1, 100) > 0)
-			break;
-		now = tr2_mono_ns();
-		while (!bpf_map_get_next_key(fd, prev, &next)) {
-			key = next;
-			prev = &key;
-			if (bpf_map_lookup_elem(fd, &key, &since) || now - since < TR2_HOLD_MAX_NS ||
-			    bpf_map_delete_elem(fd, &key))
-				continue;
-			tr->skel->bss->tracer_absent = 1;
-			if (!held_elsewhere(tr, &others, key))
-				kill((pid_t)key, SIGCONT);
-			__atomic_add_fetch(&tr->watchdog_let_go, 1, __ATOMIC_RELAXED);
-		}
-	}
-	free(others.ids);
-	return NULL;
-}
-
-void tr2_tracer_watch(struct tracer *tr)
-{
-	tr->started_ns = tr2_mono_ns();
-	if (pipe2(tr->watchdog_stop, O_CLOEXEC) || pthread_create(&tr->watchdog, NULL, watchdog, tr))
-		tr2_fail("failed to start the watchdog thread: %s", strerror(errno));
+	/* out, unless it was held again meanwhile (that hold's record is on
+	 * its way) */
+	if (!bpf_map_lookup_and_delete_elem(fd, &key, &since) && since)
+		bpf_map_update_elem(fd, &key, &since, BPF_NOEXIST);
 }
 
 /* Process pid maps an object not known yet, (dev, ino) among them (exec, or
@@ -254,6 +163,8 @@ static void attach_and_continue(struct tracer *tr, pid_t pid, int held, uint64_t
 		if (tr->mode->attach(tr, pid, err, sizeof(err)) < 0 && kill(pid, 0) == 0)
 			tr2_tracer_untraced(tr, pid, err);
 		tr2_attach_known(tr->attach, dev, ino, pid);
+		/* serving again: holds again, if the guard had given up on it */
+		tr->skel->bss->tracer_absent = 0;
 	}
 	if (!held)
 		return;
@@ -456,6 +367,9 @@ void tr2_tracer_init(struct tracer *tr, int multi)
 	if (getenv("TR2_BPF_TEST_HOLD_DELAY_MS"))
 		tr->hold_delay_ms = strtoul(getenv("TR2_BPF_TEST_HOLD_DELAY_MS"), NULL, 10);
 	set_filters(tr->skel, o);
+	/* before anything is attached, while tr2-bpf has one thread */
+	if (tr2_guard_start(tr->skel))
+		tr2_fail("failed to start the guard process: %s", strerror(errno));
 	clock_gettime(CLOCK_REALTIME, &real);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	mono_to_real_ns = (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + (real.tv_nsec - mono.tv_nsec);
@@ -528,11 +442,6 @@ int tr2_tracer_tick(struct tracer *tr)
 
 void tr2_tracer_stop(struct tracer *tr)
 {
-	if (write(tr->watchdog_stop[1], "", 1) != 1)
-		pthread_cancel(tr->watchdog);
-	pthread_join(tr->watchdog, NULL);
-	close(tr->watchdog_stop[0]);
-	close(tr->watchdog_stop[1]);
 	/* The hold tracepoints first, so that no process can stop itself any
 	 * more, then drain: the last records may ask for a SIGCONT (tr->attach
 	 * NULL: nothing more is attached).  Then the uprobes, whose closing
@@ -550,6 +459,10 @@ void tr2_tracer_stop(struct tracer *tr)
 		bpf_link__destroy(*holds[i]);
 		*holds[i] = NULL;
 	}
+	/* A run that began before may still hold a process: membarrier's
+	 * GLOBAL command is synchronize_rcu(), which outlasts it; then every
+	 * hold's record is in the ring buffer. */
+	syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 	tr->attach = NULL;
 	tr2_ring_consume(tr->ring);
 	tr2_attach_free(attach);
@@ -562,6 +475,7 @@ void tr2_tracer_stop(struct tracer *tr)
 	tr2_bpf__detach(tr->skel);
 	tr2_ring_consume(tr->ring);
 	mark_losses(tr);
+	tr2_guard_stop();   /* every hold served: the programs are detached */
 	tr2_session_flush(tr->session, UINT64_MAX);
 	/* the views' ends (chrome's ']', folded's stacks), before the summary
 	 * line, which stays the last on stderr even for a DEST of 2 */
@@ -619,12 +533,11 @@ static void report_verbose(struct tracer *tr)
 static void report_unserved(struct tracer *tr)
 {
 	int fd = bpf_map__fd(tr->skel->maps.unserved);
-	__u64 let_go = __atomic_load_n(&tr->watchdog_let_go, __ATOMIC_RELAXED), n = 0, not_held = 0;
+	__u64 let_go = 0, not_held = 0;
 	__u32 k;
 
 	k = 0;
-	bpf_map_lookup_elem(fd, &k, &n);
-	let_go += n;
+	bpf_map_lookup_elem(fd, &k, &let_go);
 	k = 1;
 	bpf_map_lookup_elem(fd, &k, &not_held);
 	if (let_go + not_held)

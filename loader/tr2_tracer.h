@@ -6,11 +6,11 @@
 #ifndef TR2_TRACER_H
 #define TR2_TRACER_H
 
-#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "tr2_decode.h"
+#include "tr2_guard.h"
 #include "tr2_opts.h"
 #include "tr2_tgt.h"
 
@@ -23,14 +23,6 @@ struct tr2_mode;
 struct tr2_ring;
 struct tr2_session;
 struct tr2_summary;
-
-/* The other tracers' `held` maps, by id (see held_elsewhere in tr2_tracer.c). */
-struct other_holds {
-	uint32_t own_id;             /* this tracer's own, 0 until read */
-	uint32_t next_id;            /* the maps up to this id have been looked at */
-	uint32_t *ids;
-	int n, cap;
-};
 
 /* The state of one trace. */
 struct tracer {
@@ -58,12 +50,7 @@ struct tracer {
 	/* Processes held stopped to attach (-v): how often, how long they
 	 * waited for tr2-bpf to read the stop record, how long attaching took. */
 	uint64_t stops, stop_wait_ns, stop_attach_ns;
-	/* The watchdog thread (tr2_tracer_watch), which lets go processes held
-	 * too long: how many it let go; its stop pipe. */
-	pthread_t watchdog;
-	uint64_t watchdog_let_go;
-	int watchdog_stop[2];
-	struct other_holds other_holds;   /* the main thread's; the watchdog has its own */
+	struct other_holds other_holds;   /* see tr2_held_elsewhere */
 	/* For tests only (tests/e2e/harm.sh): TR2_BPF_TEST_HOLD_DELAY_MS makes
 	 * tr2-bpf wait that long before it attaches for a held process, so that
 	 * a test can stop or kill it while a process waits. */
@@ -88,15 +75,11 @@ struct tracer {
 void tr2_tracer_open_targets(struct tracer *tr);
 
 /* After the load: fills the filter maps (--comm, --cgroup, --category),
- * makes the session, the summary, the attach bookkeeping (multi: what
+ * starts the guard (tr2_guard.h), makes the session, the summary, the attach bookkeeping (multi: what
  * tr2_attach_prepare() returned) and the ring buffer's reader; installs the
  * handlers of SIGINT and SIGTERM (which tr2_tracer_exiting() reports) and
  * ignores SIGPIPE.  Fails with tr2_fail. */
 void tr2_tracer_init(struct tracer *tr, int multi);
-
-/* After the mode has started: starts the watchdog thread and the clock of
- * --duration. */
-void tr2_tracer_watch(struct tracer *tr);
 
 /* The ring buffer's callback: one record, decoded and dispatched. */
 int tr2_tracer_record(void *ctx, void *data, size_t size);
@@ -107,8 +90,8 @@ int tr2_tracer_record(void *ctx, void *data, size_t size);
  * trace). */
 int tr2_tracer_tick(struct tracer *tr);
 
-/* Ends the trace: stops the watchdog, detaches, drains the ring buffer,
- * writes the views' ends, waits for CMD. */
+/* Ends the trace: detaches, drains the ring buffer, writes the views'
+ * ends, waits for CMD. */
 void tr2_tracer_stop(struct tracer *tr);
 
 /* Exit statuses besides CMD's (man/tr2-bpf.1, EXIT STATUS). */

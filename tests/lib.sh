@@ -6,6 +6,8 @@
 #   same NAME EXPECTED ACTUAL  whole files, line for line (the diff in
 #                            $T/diff); with UPDATE=--update, ACTUAL becomes
 #                            the expected file instead
+#   cmd_of TRACER            the pids of tr2-bpf TRACER's children but its
+#                            guard (tr2-guard): -- CMD's process
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }
@@ -13,3 +15,4 @@ same() {
 	if [ "${UPDATE:-}" = --update ]; then cp "$3" "$2"; ok "$1 (updated)"; return; fi
 	if diff -u "$2" "$3" > "$T/diff"; then ok "$1"; else bad "$1" "$(head -40 "$T/diff")"; fi
 }
+cmd_of() { ps -o pid=,comm= --ppid "$1" | awk '$2 != "tr2-guard" { print $1 }'; }

@@ -95,7 +95,7 @@ $BPF --event="af_unix:$T/killed.sock" -- \
 	$SHAPES <&8 > "$T/killed.out" 2> "$T/killed.err" &
 tracer=$!
 for _ in $(seq 200); do [ "$(grep -c waiting "$T/killed.out")" = 2 ] && break; sleep 0.05; done
-kill -9 "$(pgrep -n -P "$(pgrep -P $tracer)")"
+kill -9 "$(pgrep -n -P "$(cmd_of $tracer)")"
 for _ in $(seq 200); do [ -s "$T/killed.ended" ] && break; sleep 0.05; done
 sleep 0.2
 expect_eq "killed: its connection has ended (3 lines, to its cmd_name), the other's not yet" "1 3" \

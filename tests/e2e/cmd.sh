@@ -264,7 +264,7 @@ kill_held() {
 	        except OSError:
 	            continue
 	        comm, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:]
-	        held = held or (comm != "tr2-bpf-guard" and rest.split()[0] == "T")
+	        held = held or (comm != "tr2-guard" and rest.split()[0] == "T")
 	os.kill(p.pid, signal.SIGKILL)
 	p.wait()
 	print("held" if held else "not caught")

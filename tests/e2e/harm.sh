@@ -17,8 +17,7 @@ BPF=$B/tr2-bpf
 P=$B/tests/progs
 STATE="python3 tests/e2e/tr2_state.py"
 T=$(mktemp -d /tmp/tr2-harm.XXXXXX)
-BG=""
-trap 'kill $BG 2>/dev/null; rm -rf "$T"' EXIT
+trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
 
 . tests/lib.sh
@@ -130,11 +129,6 @@ fi
 # at, until it has attached; TR2_BPF_TEST_HOLD_DELAY_MS makes it slow to
 # attach, so that the test can stop it or kill it meanwhile.
 now_ms() { date +%s%3N; }
-# Activity on the host: the eBPF side ends a hold older than 1 s at the next
-# fork, exec or exit anywhere (this loop is what a busy host does anyway).
-( while :; do /bin/true; sleep 0.05; done ) &
-BG=$!
-
 # held_cmd HOW: -- CMD, whose first exec (sh) is held; then tr2-bpf gets
 # SIGHOW (NONE: nothing, it just does not answer).
 held_cmd() {
@@ -143,9 +137,9 @@ held_cmd() {
 	TR2_BPF_TEST_HOLD_DELAY_MS=5000 $BPF --summary -- sh -c "$P/tr2_leaf-gcc-O2 10 > /dev/null; date +%s%3N > $T/done" \
 		> /dev/null 2> "$T/held.err" &
 	tracer=$!
-	for _ in $(seq 100); do [ "$(ps -o stat= --ppid $tracer | cut -c1)" = T ] && break; sleep 0.05; done
+	for _ in $(seq 100); do [ "$(ps -o stat= -p "$(cmd_of $tracer)" | cut -c1)" = T ] && break; sleep 0.05; done
 	expect_eq "-- CMD, tr2-bpf $how: CMD is held (stopped) first" T \
-		"$(ps -o stat= --ppid $tracer | cut -c1)"
+		"$(ps -o stat= -p "$(cmd_of $tracer)" | cut -c1)"
 	t0=$(now_ms)
 	[ "$how" != NONE ] && kill -$how $tracer
 	wait_for "$T/done" .
@@ -186,7 +180,33 @@ held_pid() {
 held_pid STOP
 held_pid KILL
 held_pid NONE
-kill $BG 2>/dev/null; BG=""
+
+# held_four HOW: four processes held at once (-- sh, whose four children
+# exec four copies of sleep, new files each, while tr2-bpf takes 700 ms to
+# attach for each), then tr2-bpf gets SIGHOW: all four go on within 0.5 s.
+# (The eBPF side could send only the first SIGCONT of several: the others
+# stayed stopped for good.)
+states() { for p in "$@"; do ps -o stat= -p "$p" | cut -c1; done | tr -d '\n'; }
+held_four() {
+	local how=$1 kids state
+	rm -rf "$T/four"; mkdir "$T/four"
+	for i in 1 2 3 4; do cp /bin/sleep "$T/four/s$i"; done
+	TR2_BPF_TEST_HOLD_DELAY_MS=700 $BPF --perf=/dev/null -- sh -c \
+		"echo \$\$ > $T/four/sh; for i in 1 2 3 4; do $T/four/s\$i 2 & done; wait" 2> /dev/null &
+	tracer=$!
+	wait_for "$T/four/sh" .
+	for _ in $(seq 100); do
+		kids=$(pgrep -P "$(cat "$T/four/sh")")
+		state=$(states $kids)
+		[ "$state" = TTTT ] && break
+		sleep 0.02
+	done
+	expect_eq "-- CMD, tr2-bpf $how: four processes held at once" TTTT "$state"
+	{ kill -$how $tracer; sleep 0.5; state=$(states $kids); kill -CONT $tracer; wait $tracer; } 2> /dev/null
+	expect_eq "-- CMD, tr2-bpf $how: all four went on within 0.5 s" SSSS "$state"
+}
+held_four KILL
+held_four STOP
 
 # What tr2-bpf says when it could not serve a process.
 TR2_BPF_TEST_HOLD_DELAY_MS=2000 $BPF --summary -- sh -c 'sleep 1' > /dev/null 2> "$T/said.err" &
@@ -206,7 +226,7 @@ $BPF --event="$T/by.event" -- $P/tr2_leaf-gcc-O2 --wait-stdin 1000 < "$T/tr.fifo
 tracer=$!
 exec {tr_fd}> "$T/tr.fifo"
 wait_for "$T/tr.out" waiting
-traced=$(pgrep -P $tracer)
+traced=$(cmd_of $tracer)
 expect_eq "bystander beside -- CMD: no semaphore raised" "on=0x0 sem=0" "$($STATE $bystander)"
 expect_eq "the traced process: tr2:enable's semaphore raised" "on=0x1 sem=0" "$($STATE $traced)"
 echo go >&$by_fd; echo go >&$tr_fd
