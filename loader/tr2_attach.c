@@ -128,8 +128,13 @@ struct tr2_attach {
 	int nobjects, cap_objects;
 	struct bpf_link **links;   /* fallback: one perf uprobe per site */
 	int nlinks, cap_links;
-	int *fds;                  /* multi links and perf events, closed at the end */
-	int nfds, cap_fds;
+	/* Closed at the end, the enables first: a semaphore up while the
+	 * payload site has no program any more has threads fill their buffers
+	 * with calls no one copies (they wrap, and are lost). */
+	struct fds {
+		int *fd;
+		int n, cap;
+	} enables, payloads;       /* tr2:enable's perf events; tr2:batch's multi links */
 	__u32 site_numbers;        /* probe site numbers given out */
 	int uprobe_pmu;            /* the "uprobe" PMU's perf type, 0 until read */
 	int tracefs;               /* tracefs (see open_tracefs), -1 until needed */
@@ -189,10 +194,10 @@ void tr2_attach_set_nop5(struct tr2_attach *a, int nop5)
 	a->nop5 = nop5;
 }
 
-static void keep_fd(struct tr2_attach *a, int fd)
+static void keep_fd(struct fds *f, int fd)
 {
-	a->fds = tr2_grow(a->fds, a->nfds, &a->cap_fds, sizeof(int));
-	a->fds[a->nfds++] = fd;
+	f->fd = tr2_grow(f->fd, f->n, &f->cap, sizeof(int));
+	f->fd[f->n++] = fd;
 }
 
 /* struct pt_regs (x86-64) offsets of the registers USDT arguments name. */
@@ -435,7 +440,7 @@ static int link_multi(struct tr2_attach *a, int prog_fd, const char *path, const
 	attr.pid = pid;
 	fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	if (fd >= 0)
-		keep_fd(a, fd);
+		keep_fd(&a->payloads, fd);
 	return fd < 0 ? -1 : 0;
 }
 
@@ -518,7 +523,7 @@ static int enable_pmu(struct tr2_attach *a, struct object *o, pid_t pid, int cpu
 	attr.probe_offset = o->enable_off;
 	fd = perf_open(&attr, pid, cpu);
 	if (fd >= 0)
-		keep_fd(a, fd);
+		keep_fd(&a->enables, fd);
 	return fd;
 }
 
@@ -678,7 +683,7 @@ int tr2_attach_enable(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, i
 	} else {
 		fd = enable_inherited(a, o, pid);
 		if (fd >= 0)
-			keep_fd(a, fd);
+			keep_fd(&a->enables, fd);
 	}
 	if (fd < 0 && errno != ESRCH) {
 		snprintf(err, errlen, "failed to attach to probe tr2:enable in %s for process %d: %s%s",
@@ -830,26 +835,33 @@ static void *close_fd(void *fd)
 	return NULL;
 }
 
-void tr2_attach_free(struct tr2_attach *a)
+/* Closes every fd of f.  Closing a multi link or a uprobe perf event waits
+ * for an RCU grace period (~40 ms here); from one thread each, the waits
+ * overlap. */
+static void close_fds(struct fds *f)
 {
-	pthread_t *th;
+	pthread_t *th = calloc(f->n + 1, sizeof(*th));
 	int nth = 0;
 
-	if (!a)
-		return;
-	/* Closing a multi link or a uprobe perf event waits for an RCU grace
-	 * period (~40 ms here); from one thread each, the waits overlap. */
-	th = calloc(a->nfds + 1, sizeof(*th));
 	if (!th)
 		abort();
-	for (int i = 0; i < a->nfds; i++)
-		if (pthread_create(&th[nth], NULL, close_fd, (void *)(long)a->fds[i]))
-			close(a->fds[i]);
+	for (int i = 0; i < f->n; i++)
+		if (pthread_create(&th[nth], NULL, close_fd, (void *)(long)f->fd[i]))
+			close(f->fd[i]);
 		else
 			nth++;
 	for (int i = 0; i < nth; i++)
 		pthread_join(th[i], NULL);
 	free(th);
+	free(f->fd);
+}
+
+void tr2_attach_free(struct tr2_attach *a)
+{
+	if (!a)
+		return;
+	close_fds(&a->enables);
+	close_fds(&a->payloads);
 	for (int i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
 	/* The tracefs events, once no perf event uses them. */
@@ -873,7 +885,6 @@ void tr2_attach_free(struct tr2_attach *a)
 		free(a->objects[i]->pub.name);
 		free(a->objects[i]);
 	}
-	free(a->fds);
 	free(a->links);
 	free(a->objects);
 	free(a->specs);

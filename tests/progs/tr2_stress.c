@@ -14,9 +14,9 @@
  *       "thNN:nest"; once all have started they run at once, each REPS
  *       times: regions level1 > level2 > level3 with data at every level
  *       (value "thread" = its number).  Exits 0.
- *   tr2_stress loop
- *       a thread loops on region_enter/leave ("loop"/"iter") with a 100 us
- *       pause; the main thread answers lines on stdin:
+ *   tr2_stress loop [US]
+ *       a thread loops on region_enter/leave ("loop"/"iter") with a US
+ *       (100) microseconds pause; the main thread answers lines on stdin:
  *         q     prints "enabled=E iters=N" (E = trace2_is_enabled())
  *         mark  emits data "loop"/"mark" = "before-signal", prints "marked"
  *       and ends at EOF (exit 0).  Prints "waiting" when ready.
@@ -62,11 +62,25 @@
 #include <time.h>
 #include <unistd.h>
 
+static long long now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000LL + t.tv_nsec / 1000;
+}
+
+/* Sleeps us microseconds; spins under 100 (a sleep takes 50 more). */
 static void pause_us(long us)
 {
 	struct timespec t = { us / 1000000, (us % 1000000) * 1000L };
+	long long until = now_us() + us;
 
-	nanosleep(&t, NULL);
+	if (us >= 100)
+		nanosleep(&t, NULL);
+	else
+		while (now_us() < until)
+			;
 }
 
 static void die(const char *what)
@@ -175,6 +189,7 @@ static int run_nest(int nthreads, int reps)
 
 static atomic_ulong loop_iters;
 static atomic_int loop_stop;
+static long loop_pause_us = 100;
 
 static void *loop_thread(void *arg)
 {
@@ -182,7 +197,7 @@ static void *loop_thread(void *arg)
 		trace2_region_enter("loop", "iter", 0);
 		trace2_region_leave("loop", "iter", 0);
 		atomic_fetch_add(&loop_iters, 1);
-		pause_us(100);
+		pause_us(loop_pause_us);
 	}
 	return arg;
 }
@@ -329,7 +344,7 @@ static int run_sites(int n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tr2_stress flood THREADS ITERS | nest THREADS REPS | loop | spin [MS] |"
+	fprintf(stderr, "usage: tr2_stress flood THREADS ITERS | nest THREADS REPS | loop [US] | spin [MS] |"
 		" exec PATH [ARG...] | fork | child | sites N\n");
 	exit(2);
 }
@@ -356,8 +371,11 @@ int main(int argc, char **argv)
 		return run_flood(atoi(argv[2]), atol(argv[3]));
 	if (!strcmp(mode, "nest") && argc == 4)
 		return run_nest(atoi(argv[2]), atoi(argv[3]));
-	if (!strcmp(mode, "loop") && argc == 2)
+	if (!strcmp(mode, "loop") && (argc == 2 || argc == 3)) {
+		if (argc == 3)
+			loop_pause_us = atol(argv[2]);
 		return run_loop();
+	}
 	if (!strcmp(mode, "spin") && (argc == 2 || argc == 3))
 		return run_spin(argc == 3 ? atol(argv[2]) : -1);
 	if (!strcmp(mode, "exec") && argc >= 3)
