@@ -135,6 +135,11 @@ struct tr2_attach {
 		int *fd;
 		int n, cap;
 	} enables, payloads;       /* tr2:enable's perf events; tr2:batch's multi links */
+	struct anchor {
+		pid_t pid;
+		int fd;
+	} *anchors;                /* see tr2_attach_anchor; closed with the enables */
+	int nanchors, cap_anchors;
 	__u32 site_numbers;        /* probe site numbers given out */
 	int uprobe_pmu;            /* the "uprobe" PMU's perf type, 0 until read */
 	int tracefs;               /* tracefs (see open_tracefs), -1 until needed */
@@ -620,10 +625,10 @@ static void event_name(const struct tr2_attach *a, int n, char *buf, size_t size
 }
 
 /* A perf event of the tracefs event on o's tr2:enable, with its semaphore,
- * for process pid and what it forks from now on (attr.inherit); the event
- * is made at the first call.  Returns the perf event's descriptor, or -1
- * with errno set. */
-static int enable_inherited(struct tr2_attach *a, struct object *o, pid_t pid)
+ * for process pid, and what it forks from now on when inherit is 1; the
+ * event is made at the first call.  Returns the perf event's descriptor, or
+ * -1 with errno set. */
+static int enable_tracefs(struct tr2_attach *a, struct object *o, pid_t pid, int inherit)
 {
 	struct perf_event_attr attr;
 	char line[256], name[64], path[128];
@@ -635,7 +640,7 @@ static int enable_inherited(struct tr2_attach *a, struct object *o, pid_t pid)
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.inherit = 1;
+	attr.inherit = inherit;
 	if (o->tracefs_id) {
 		attr.config = o->tracefs_id;
 		return perf_open(&attr, pid, -1);
@@ -681,7 +686,7 @@ int tr2_attach_enable(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, i
 	if (!inherit) {
 		fd = enable_pmu(a, o, pid, -1);
 	} else {
-		fd = enable_inherited(a, o, pid);
+		fd = enable_tracefs(a, o, pid, 1);
 		if (fd >= 0)
 			keep_fd(&a->enables, fd);
 	}
@@ -692,6 +697,27 @@ int tr2_attach_enable(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, i
 		return -1;
 	}
 	return 0;   /* a process already gone needs nothing */
+}
+
+int tr2_attach_anchor(struct tr2_attach *a, struct tr2_object *pub, pid_t pid)
+{
+	int fd = enable_tracefs(a, (struct object *)pub, pid, 0);
+
+	if (fd < 0)
+		return -1;
+	a->anchors = tr2_grow(a->anchors, a->nanchors, &a->cap_anchors, sizeof(*a->anchors));
+	a->anchors[a->nanchors].pid = pid;
+	a->anchors[a->nanchors++].fd = fd;
+	return 0;
+}
+
+void tr2_attach_unanchor(struct tr2_attach *a, pid_t pid)
+{
+	for (int i = 0; i < a->nanchors; i++)
+		if (a->anchors[i].pid == pid) {
+			close(a->anchors[i].fd);
+			a->anchors[i--] = a->anchors[--a->nanchors];
+		}
 }
 
 int tr2_attach_enable_all(struct tr2_attach *a, struct tr2_object *pub, char *err, size_t errlen)
@@ -860,6 +886,9 @@ void tr2_attach_free(struct tr2_attach *a)
 {
 	if (!a)
 		return;
+	for (int i = 0; i < a->nanchors; i++)
+		keep_fd(&a->enables, a->anchors[i].fd);
+	free(a->anchors);
 	close_fds(&a->enables);
 	close_fds(&a->payloads);
 	for (int i = 0; i < a->nlinks; i++)

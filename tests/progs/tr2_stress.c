@@ -35,6 +35,12 @@
  *       child, then _exit(0)).  Exits 0.
  *   tr2_stress child
  *       the three first events, then exit 0.
+ *   tr2_stress family ROUNDS
+ *       ROUNDS times: a grandchild behind a shell (sh -c "tr2_stress child;
+ *       /bin/true") and a sibling "tr2_stress busy 20" at once, both waited
+ *       for, then data "family"/"round" = I.  Exits 0.
+ *   tr2_stress busy MS
+ *       spins MS milliseconds, then data "busy"/"done" = 1.  Exits 0.
  *   tr2_stress sites N
  *       N times, from the same five call sites: region_enter "sites" /
  *       "item-I" (a label formatted into a buffer), data_string "sites" /
@@ -53,6 +59,7 @@
 #define TRACE2_EXE_VERSION "stress-1.0"
 #include <trace2.h>
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -307,6 +314,55 @@ static int run_fork(const char *self)
 	return trace2_cmd_exit(0);
 }
 
+/* ----------------------------------------------------------- family */
+
+/* Spins for ms milliseconds (on the CPU: the kernel switches between it
+ * and its relatives), then emits data "busy"/"done" = 1. */
+static int run_busy(long ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	trace2_data_intmax("busy", 0, "done", 1);
+	return trace2_cmd_exit(0);
+}
+
+/* The shapes in which the kernel took a traced process's enable away
+ * (loader/tr2_attach.h, tr2_attach_anchor): each round forks
+ * "sh -c 'SELF child; /bin/true'" (a grandchild behind a shell, both
+ * ending) and "SELF busy 20" (a sibling working on through their ends),
+ * waits for both, and emits data "family"/"round" = I. */
+static int run_family(int rounds)
+{
+	char self[PATH_MAX], script[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		die("readlink /proc/self/exe");
+	self[n] = '\0';
+	snprintf(script, sizeof(script), "'%s' child; /bin/true", self);
+	for (int i = 0; i < rounds; i++) {
+		pid_t sh = fork(), busy;
+
+		if (sh == 0) {
+			execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+			_exit(127);
+		}
+		busy = fork();
+		if (busy == 0) {
+			execl(self, "tr2_stress", "busy", "20", (char *)NULL);
+			_exit(127);
+		}
+		if (sh < 0 || busy < 0 || wait_child(sh) || wait_child(busy))
+			die("family: a child failed");
+		trace2_data_intmax("family", 0, "round", i);
+	}
+	return trace2_cmd_exit(0);
+}
+
 /* ------------------------------------------------------------ sites */
 
 static __attribute__((noinline)) void sink(int i)
@@ -345,7 +401,7 @@ static int run_sites(int n)
 static void usage(void)
 {
 	fprintf(stderr, "usage: tr2_stress flood THREADS ITERS | nest THREADS REPS | loop [US] | spin [MS] |"
-		" exec PATH [ARG...] | fork | child | sites N\n");
+		" exec PATH [ARG...] | fork | child | family ROUNDS | busy MS | sites N\n");
 	exit(2);
 }
 
@@ -384,6 +440,10 @@ int main(int argc, char **argv)
 		return run_fork("/proc/self/exe");
 	if (!strcmp(mode, "child") && argc == 2)
 		return trace2_cmd_exit(0);
+	if (!strcmp(mode, "family") && argc == 3)
+		return run_family(atoi(argv[2]));
+	if (!strcmp(mode, "busy") && argc == 3)
+		return run_busy(atol(argv[2]));
 	if (!strcmp(mode, "sites") && argc == 3)
 		return run_sites(atoi(argv[2]));
 	usage();
