@@ -48,6 +48,8 @@ $(BENCH_DIR)/bpf-attach: bench/bpf_attach.c $(BUILD)/loader/tr2_attach.o loader/
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/loader/tr2_attach.o -lbpf -lelf -lz
 
+# git and git-stock (contrib/git/build.mk): section 10, bench/git.sh.
 bench: $(BUILD)/tr2-bpf $(BUILD)/tr2-fmt $(BENCH_PROGS) $(TEST_PROGS_DIR)/tr2_shapes \
-       $(TEST_PROGS_DIR)/tr2_batch $(TEST_PROGS_DIR)/libtr2_plugin.so $(TEST_PROGS_DIR)/libtr2_plain.so
+       $(TEST_PROGS_DIR)/tr2_batch $(TEST_PROGS_DIR)/libtr2_plugin.so $(TEST_PROGS_DIR)/libtr2_plain.so \
+       git git-stock
 	bench/run.sh $(BUILD) BENCHMARKS.md

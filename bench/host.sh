@@ -26,21 +26,6 @@ SAY=host START=$(date +%s)
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# all_start [OPTION...]: tr2-bpf -a in the background (its pid in TRACER,
-# its stderr in $TMP/a.err), returning once it is ready; --duration keeps a
-# lost one from running on.  all_stop: SIGTERM, and its end.
-all_start() {
-	rm -f "$TMP/a.err"
-	"$BPF" -a --duration=1800 "$@" --perf=/dev/null 2>"$TMP/a.err" &
-	TRACER=$!
-	wait_for "tracing every process" "$TMP/a.err" || say "tr2-bpf -a not ready: $(tail -1 "$TMP/a.err")"
-}
-all_stop() {
-	kill -TERM "$TRACER"
-	wait "$TRACER"
-	TRACER=
-}
-
 # The workloads: each prints the ns its work took.
 wall() { local t0; t0=$(date +%s%N); "$@" >/dev/null 2>&1; echo $(( $(date +%s%N) - t0 )); }
 shell_true() { bash -c 'for ((i = 0; i < 1000; i++)); do /bin/true; done'; }
@@ -59,7 +44,7 @@ measure() {
 	local key=$1 us=() ts=() r
 	for ((r = 1; r <= ROUNDS; r++)); do
 		us+=("$("w_$key")")
-		all_start
+		all_start --perf=/dev/null
 		ts+=("$("w_$key")")
 		all_stop
 	done
@@ -81,7 +66,7 @@ row() { echo "| $2 | $(secs "${u[$1]}") | $(secs "${t[$1]}") | $(speed "$1") | $
 # neither add to what tr2-bpf keeps nor to its events: every one of ours is
 # traced, and tr2-bpf's count must be exactly theirs.
 say "$PROCS short processes under tr2-bpf -a --comm=calls-15"
-all_start -v --comm=calls-15
+all_start -v --comm=calls-15 --perf=/dev/null
 sleep 0.5
 RSS_B=$(rss "$TRACER") MAPS_B=$(map_entries "$TRACER")
 LONG=$("$CALLS" loop "$PROCS")

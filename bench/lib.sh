@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# bench/lib.sh: what bench/run.sh, bench/shapes.sh and bench/host.sh share;
+# bench/lib.sh: what bench/run.sh, shapes.sh, host.sh and git.sh share;
 # sourced, never run.  say prints progress on stderr, after SAY (the
 # script's name) and the seconds since START.
 START=${START:-$(date +%s)}
@@ -45,4 +45,32 @@ map_entries() {
 		[ "${n:-0}" = 0 ] || out+="${out:+, }$name $n"
 	done
 	echo "${out:-none}"
+}
+# prog_stats PID: "name run_cnt run_time_ns" of each BPF program process PID
+# holds (kernel.bpf_stats_enabled counts while it is 1).
+prog_stats() {
+	local id
+	for id in $(cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -un); do
+		bpftool prog show id "$id" 2>/dev/null | awk 'NR == 1 { for (i = 1; i <= NF; i++) {
+			if ($i == "name") n = $(i + 1); if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") c = $(i + 1) }
+			print n, c + 0, t + 0 }'
+	done
+}
+
+# all_start OPTION...: tr2-bpf -a ($BPF) with OPTIONS in the background (its
+# pid in TRACER, its stderr in $TMP/a.err), returning once it is ready;
+# --duration keeps a lost one from running on.  all_stop: SIGTERM, its end,
+# and its summary line's "N M" (events, lost) in STOPPED, or "bad: LINE"
+# when its last line is not a clean summary.
+all_start() {
+	rm -f "$TMP/a.err"
+	"$BPF" -a --duration=1800 "$@" 2>"$TMP/a.err" &
+	TRACER=$!
+	wait_for "tracing every process" "$TMP/a.err" || say "tr2-bpf -a not ready: $(tail -1 "$TMP/a.err")"
+}
+all_stop() {
+	kill -TERM "$TRACER"
+	wait "$TRACER"
+	TRACER=''
+	STOPPED=$(tail -1 "$TMP/a.err" | sed -n 's/^tr2-bpf: \([0-9]*\) events, \([0-9]*\) lost$/\1 \2/p;t;s/^/bad: /p')
 }

@@ -14,8 +14,9 @@
 # measured in the same rounds, so that a slow machine can be told from a
 # slow tracer. Sections 7 and 8 (bench/shapes.sh, bench/host.sh) time whole
 # programs the same way: traced and untraced interleaved, medians. Section
-# 9 is bench/inproc.sh's. BENCH_NOTE, when set, is a line for the header
-# (e.g. that the machine was shared).
+# 9 is bench/inproc.sh's, section 10 bench/git.sh's (git built with tr2's
+# probes against stock git, and under tr2-bpf -a). BENCH_NOTE, when set, is
+# a line for the header (e.g. that the machine was shared).
 set -euo pipefail
 
 BUILD_ARG=${1:-build}
@@ -114,17 +115,6 @@ tracer_pid() {
 	local p
 	p=$(pids_of "$TR2BPF")
 	echo "${p%%$'\n'*}"
-}
-
-# prog_stats PID: "name run_cnt run_time_ns" of each BPF program process PID
-# holds (kernel.bpf_stats_enabled counts while it is 1).
-prog_stats() {
-	local id
-	for id in $(cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -un); do
-		bpftool prog show id "$id" 2>/dev/null | awk 'NR == 1 { for (i = 1; i <= NF; i++) {
-			if ($i == "name") n = $(i + 1); if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") c = $(i + 1) }
-			print n, c + 0, t + 0 }'
-	done
 }
 
 # ---------------------------------------------------------------------------
@@ -467,28 +457,30 @@ pingpong() {
 	taskset -c $PCPU perf stat -x, -e task-clock perf bench sched pipe -l "$PINGPONG" 2>&1 >/dev/null |
 		awk -F, -v n="$PINGPONG" '$3 == "task-clock" { printf "%.0f\n", $1 * 1e6 / n }'
 }
-all_start() {
+# beside_start, beside_stop: tr2-bpf -a --comm=tr2bench on the tracer's CPU
+# (its pid in ALL), ready; SIGTERM and its end.
+beside_start() {
 	rm -f "$TMP/a.err"
 	timeout -k 5 300 taskset -c $TCPU "$TR2BPF" -a --comm=tr2bench --perf=/dev/null 2>"$TMP/a.err" &
 	ALL=$!
 	wait_for "tracing every process" "$TMP/a.err" || say "  tr2-bpf -a not ready"
 }
-all_stop() { kill -TERM $ALL; wait $ALL || true; }
+beside_stop() { kill -TERM $ALL; wait $ALL || true; }
 PP_ALONE= PP_CMD= PP_ALL=
 for r in $(seq "$ROUNDS"); do
 	PP_ALONE+=" $(pingpong)"
 	sibling_start
 	PP_CMD+=" $(pingpong)"
 	sibling_stop
-	all_start
+	beside_start
 	PP_ALL+=" $(pingpong)"
-	all_stop
+	beside_stop
 done
 sysctl -qw kernel.bpf_stats_enabled=1
-all_start
+beside_start
 pingpong >/dev/null
 prog_stats "$(tracer_pid)" >"$TMP/switch.stats"
-all_stop
+beside_stop
 sysctl -qw kernel.bpf_stats_enabled=0
 SWITCH_NS=$(awk '$1 == "on_switch" && $2 { printf "%.0f", $3 / $2 }' "$TMP/switch.stats")
 # shellcheck disable=SC2086
@@ -588,7 +580,7 @@ rm -f "$TMP/events.json" "$TMP/cg.json" "$TMP/cg.out"
 say "  callgrind: $CG_PER_LINE instructions per line, $CG_PARSE% in tr2_reader_parse"
 
 # ---------------------------------------------------------------------------
-# Sections 7, 8 and 9, each its own script; their goal rows gathered in
+# Sections 7 to 10, each its own script; their goal rows gathered in
 # $TR2_GOALS for the table at the end.
 export TR2_GOALS=$TMP/goals
 : >"$TR2_GOALS"
@@ -602,6 +594,10 @@ if [ -x "$HERE/inproc.sh" ]; then
 else
 	echo "\`bench/inproc.sh\` is not in this tree yet: no figures." >"$TMP/s9.md"
 fi
+say "10 git (bench/git.sh)"
+# section 2's getppid() and tr2-bpf's cost per event, the yardsticks of its traced rows
+TR2_SYSCALL_NS=$(med syscall) TR2_EVENT_NS=$(med perf) "$HERE/git.sh" "$BUILD" >"$TMP/s10.md" ||
+	echo "bench/git.sh failed: no figures." >"$TMP/s10.md"
 
 
 # ---------------------------------------------------------------------------
@@ -655,7 +651,7 @@ system call, a clock read and a uprobe trap, and next to the alternatives: a sto
 \`<sys/sdt.h>\` probe, LTTng-UST, bpftrace, and git's own in-process Trace2 (format and
 \`write(2)\` each event); how soon a traced event is a line; what \`tr2-bpf\` costs the processes
 beside the ones it traces; tr2-bpf's throughput and memory; tr2-fmt's speed; whole programs
-traced and untraced (process trees, dlopen cycles, threads, \`tr2-bpf -a\` on a host). Every
+traced and untraced (process trees, dlopen cycles, threads, \`tr2-bpf -a\` on a host, git). Every
 figure below comes from one run of \`make bench\` (\`bench/run.sh\`, about $(( ($(date +%s) - START + 59) / 60 )) minutes, as root) on
 this machine:
 
@@ -679,7 +675,7 @@ builds \`build/bench/\` and rewrites this file. The pieces: \`bench/tr2bench.c\`
 \`bench/bpf_attach.c\` with \`bench/empty.bpf.c\` (empty BPF programs, attached as tr2-bpf or as
 bpftrace attaches), \`bench/latency.py\` (event to line), \`bench/sites.c\` (code size),
 \`bench/gen_calls.sh\` (programs with many call sites), \`bench/run.sh\`, \`bench/shapes.sh\`,
-\`bench/host.sh\`, \`bench/fmt.sh\`, \`bench/inproc.sh\`.
+\`bench/host.sh\`, \`bench/fmt.sh\`, \`bench/inproc.sh\`, \`bench/git.sh\`.
 
 The design measured: a trace2 call tests two words inline (\`trace2__state.on |
 trace2__state.sem[kind]\`) and only then calls the runtime (\`usdt/tr2_probe.c\`), which fires
@@ -936,6 +932,7 @@ What libtr2's own in-process targets cost per event, beside git's write (\`bench
 run by \`make bench\` when the tree has it):
 
 $(cat "$TMP/s9.md")
+$(cat "$TMP/s10.md")
 
 ## Goals
 
