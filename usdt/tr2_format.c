@@ -16,7 +16,7 @@
  * block, and glibc keeps about 1.6 KiB of that block for objects loaded by
  * dlopen (a 4 KiB buffer there made dlopen of libtr2.so fail with "cannot
  * allocate memory in static TLS block"). */
-static __thread char *message;
+static __thread char *message __attribute__((tls_model("initial-exec")));
 static pthread_key_t message_key;
 static int have_key;
 
