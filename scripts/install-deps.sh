@@ -4,11 +4,12 @@
 # for tests/install/run.sh (README's first commands as a user with sudo),
 # bpftrace for tests/e2e/harm.sh (another tracer on the public probes),
 # libssl-dev for the unit test that checks the session id's SHA-1 against
-# OpenSSL's (nothing tr2 builds links it).  make git (contrib/git/build.sh)
-# fetches Debian's git source with apt-get source (its own apt lists, with
-# Debian's archive keyring), unpacks it with dpkg-source (dpkg-dev, xz-utils),
-# applies the series with patch and builds it (zlib1g-dev); git's t0210-t0212
-# read their traces with perl (JSON::PP).
+# OpenSSL's (nothing tr2 builds links it).  make git (contrib/git/build.sh;
+# make test builds it for make test-git) fetches Debian's git source with
+# apt-get source (its own apt lists, with Debian's archive keyring), unpacks
+# it with dpkg-source (dpkg-dev, xz-utils), applies the series with patch and
+# builds it (zlib1g-dev); git's t0210-t0212 read their traces with perl
+# (JSON::PP).
 # With --bench, also what `make bench` compares against (LTTng-UST, perf).
 set -eu
 pkgs="make gcc g++ clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libssl-dev \

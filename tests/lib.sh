@@ -8,6 +8,10 @@
 #                            the expected file instead
 #   cmd_of TRACER            the pids of tr2-bpf TRACER's children but its
 #                            guard (tr2-guard): -- CMD's process
+#   need_bpf SUITE TR2BPF    ends the script with a SKIP line and SUITE's
+#                            summary line (status 0) when not root or when the
+#                            kernel offers no BPF; a TR2BPF that cannot trace
+#                            /bin/true otherwise is a failure (status 1)
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }
@@ -16,3 +20,22 @@ same() {
 	if diff -u "$2" "$3" > "$T/diff"; then ok "$1"; else bad "$1" "$(head -40 "$T/diff")"; fi
 }
 cmd_of() { ps -o pid=,comm= --ppid "$1" | awk '$2 != "tr2-guard" { print $1 }'; }
+need_bpf() {
+	local out
+	if [ "$(id -u)" != 0 ]; then
+		echo "$1: SKIP: not root; these tests load BPF programs"
+		echo "$1: 0 passed, 0 failed, 1 skipped"
+		exit 0
+	fi
+	out=$("$2" -- /bin/true 2>&1) && return
+	# A program of ours that the verifier refuses is a failure, not a skip.
+	case "$out" in
+	*"Operation not permitted"*|*"Function not implemented"*|*BTF*)
+		echo "$1: SKIP: BPF unavailable here: $out"
+		echo "$1: 0 passed, 0 failed, 1 skipped"
+		exit 0;;
+	esac
+	echo "FAIL tr2-bpf cannot trace /bin/true: $out"
+	echo "$1: 0 passed, 1 failed"
+	exit 1
+}

@@ -29,3 +29,16 @@ test-git-lines: all git
 .PHONY: test-git-t021x
 test-git-t021x: all git
 	tests/git/t021x.sh $(BUILD)
+
+# Issue 25, point 3 (second half): git's t0000-t0099 and t1300-t1499 on the
+# patched git, untraced and while one tr2-bpf -a traces them; the same
+# results, nothing lost, tr2-bpf's RSS flat (tests/git/suite.sh; root).
+.PHONY: test-git-suite
+test-git-suite: all git
+	tests/git/suite.sh $(BUILD)
+
+# The three: make test runs each (and names each that fails); without root
+# or BPF each says SKIP (git is built all the same).
+.PHONY: test-git
+test-git: test-git-t021x test-git-lines test-git-suite
+TESTS += test-git-t021x test-git-lines test-git-suite

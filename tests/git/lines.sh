@@ -3,7 +3,8 @@
 # patched git (make git) against the lines git's own targets write for the
 # same run.
 #
-#   tests/git/lines.sh [BUILD]          (default build; needs root and BPF)
+#   tests/git/lines.sh [BUILD]          (default build; needs root and BPF,
+#                                       else SKIP)
 #   GITLINES_KEEP=1 keeps the scratch directory; GITLINES_ONLY=NAME,...
 #   runs only those cases.
 #
@@ -28,7 +29,8 @@ testtool=$gitdir/src/t/helper/test-tool
 for f in "$tr2bpf" "$git" "$testtool"; do
 	[ -x "$f" ] || { echo "gitlines: no $f (make && make git)" >&2; exit 2; }
 done
-[ "$(id -u)" = 0 ] || { echo "gitlines: needs root (tr2-bpf)" >&2; exit 2; }
+. "$here/../lib.sh"
+need_bpf gitlines "$tr2bpf"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/gitlines.XXXXXX")
 if [ -n "${GITLINES_KEEP:-}" ]; then echo "gitlines: keeping $scratch"; else trap 'rm -rf "$scratch"' EXIT; fi

@@ -3,7 +3,8 @@
 # the patched git (make git), twice: as they are, then with tr2-bpf writing
 # every trace file they read in place of git's targets.
 #
-#   tests/git/t021x.sh [BUILD]        (default build; the second run needs root)
+#   tests/git/t021x.sh [BUILD]        (default build; needs root and BPF, else
+#                                     SKIP)
 #
 # The second run uses copies of the three scripts whose one change is the line
 # that puts t/helper first in PATH (and the prerequisite PTHREAD, which git
@@ -19,6 +20,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd)
 t=$build/git/src/t
 [ -x "$build/git/src/t/helper/test-tool" ] || { echo "t021x: no $build/git/src (make git)" >&2; exit 2; }
+. "$here/../lib.sh"
+need_bpf t021x "$build/tr2-bpf"
 scripts="t0210-trace2-normal.sh t0211-trace2-perf.sh t0212-trace2-event.sh"
 rc=0
 
@@ -27,7 +30,6 @@ for s in $scripts; do
 	(cd "$t" && sh "$s") || rc=1
 done
 
-[ "$(id -u)" = 0 ] || { echo "t021x: the runs through tr2-bpf need root" >&2; exit 2; }
 export TR2_WRAP_BPF="$build/tr2-bpf" TR2_WRAP_BUILD="$build/git/src"
 export TR2_WRAP_LOG="$build/git/t021x-tr2-bpf.log"
 : > "$TR2_WRAP_LOG"
