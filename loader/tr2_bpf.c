@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <bpf/btf.h>
@@ -103,6 +104,19 @@ static int keep_stdout_for_trace(const struct tr2_opts *o)
 	return shared;
 }
 
+/* tr2-bpf keeps descriptors per traced process (-- CMD's anchors, a
+ * directory DEST's files): the soft limit up to the hard one, after CMD was
+ * forked with the caller's. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct tr2_opts opts = { 0 };
@@ -120,6 +134,7 @@ int main(int argc, char **argv)
 			tr2_fail("%s", err);
 	}
 	tr.mode = opts.cmd ? &tr2_mode_cmd : opts.all ? &tr2_mode_all : &tr2_mode_pid;
+	raise_nofile();
 	tr2_tracer_open_targets(&tr);
 
 	tr.skel = tr2_bpf__open();
