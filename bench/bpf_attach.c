@@ -28,9 +28,6 @@
  * status.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,72 +67,6 @@ static int attach_runtime(void *ctx, struct tr2_object *o, pid_t pid)
 	return tr2_attach_enable(sc->a, o, pid, 1, sc->err, sizeof(sc->err));
 }
 
-/* The file offset of virtual address addr in elf, from its PT_LOAD
- * segments; -1 when none holds it. */
-static long file_offset(Elf *elf, GElf_Addr addr)
-{
-	size_t n;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n))
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && addr >= ph.p_vaddr &&
-		    addr < ph.p_vaddr + ph.p_memsz)
-			return (long)(addr - ph.p_vaddr + ph.p_offset);
-	return -1;
-}
-
-/*
- * The site and semaphore file offsets of USDT probe trace2:name in the ELF
- * file path, from its .note.stapsdt notes (desc: pc, base and semaphore
- * addresses, then provider, name and arguments; <sys/sdt.h>).  Returns 0,
- * or -1 when the file has no such probe with a semaphore.
- */
-static int find_probe(const char *path, const char *name, long *off, long *ref)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	int fd = open(path, O_RDONLY), found = -1;
-	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
-
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
-		goto out;
-	while (found && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		const char *sname;
-		size_t pos = 0, name_off, desc_off;
-		GElf_Nhdr nh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
-		    !(sname = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(sname, ".note.stapsdt"))
-			continue;
-		data = elf_getdata(scn, NULL);
-		while (found && data && (pos = gelf_getnote(data, pos, &nh, &name_off, &desc_off)) > 0) {
-			const char *desc = (const char *)data->d_buf + desc_off;
-			GElf_Addr pc, sema;
-
-			if (nh.n_type != 3 || nh.n_descsz < 24 + sizeof("trace2") + strlen(name) + 1 ||
-			    strcmp(desc + 24, "trace2") || strcmp(desc + 24 + sizeof("trace2"), name))
-				continue;
-			memcpy(&pc, desc, 8);
-			memcpy(&sema, desc + 16, 8);
-			*off = file_offset(elf, pc);
-			*ref = sema ? file_offset(elf, sema) : -1;
-			found = *off < 0 || *ref < 0 ? -1 : 0;
-			if (found)
-				break;
-		}
-	}
-out:
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
-	return found;
-}
-
 /* -s: prog on each of the comma-separated trace2 probes of pid's executable. */
 static int attach_sites(struct bpf_program *prog, pid_t pid, char *probes, int nop5)
 {
@@ -147,7 +78,7 @@ static int attach_sites(struct bpf_program *prog, pid_t pid, char *probes, int n
 		LIBBPF_OPTS(bpf_uprobe_opts, opts);
 		long off, ref;
 
-		if (find_probe(exe, name, &off, &ref)) {
+		if (tr2_attach_find_probe(exe, "trace2", name, &off, &ref) || !ref) {
 			fprintf(stderr, "bpf-attach: no probe trace2:%s with a semaphore in %s\n", name, exe);
 			return -1;
 		}
@@ -184,7 +115,6 @@ usage:
 		fprintf(stderr, "usage: bpf-attach [-5] [-e | -s PROBE[,PROBE...]] OBJECT.bpf.o -- CMD [ARG...]\n");
 		return 2;
 	}
-	elf_version(EV_CURRENT);
 	obj = bpf_object__open_file(argv[optind], NULL);
 	if (!obj)
 		return fail(argv[optind]);

@@ -304,19 +304,28 @@ static long vaddr_to_offset(Elf *elf, GElf_Addr addr)
 	return -1;
 }
 
+/* A USDT probe of a .note.stapsdt note: its strings (in the note) and the
+ * file offsets of its site and of its semaphore (0: none). */
+struct note_probe {
+	const char *prov, *name, *args;
+	long pc_off, sema_off;
+};
+
 /*
- * Reads the probes of the ELF file open as fd from its .note.stapsdt notes
- * (owner "stapsdt", type 3: pc, base and semaphore addresses, then provider,
- * name and argument strings; systemtap's sdt.h) into o: the trace2 probe
- * sites and tr2:enable.  Returns 0 (also for a file that is no ELF, or has
- * no notes), or -1 with err set when a probe cannot be read.
+ * Calls fn(ctx, &p) for each probe of the "trace2" and "tr2" providers in
+ * the ELF file open as fd, from its .note.stapsdt notes (owner "stapsdt",
+ * type 3: pc, base and semaphore addresses, then provider, name and
+ * argument strings; systemtap's sdt.h), until fn returns nonzero.  Returns
+ * fn's last return, 0 also for a file that is no ELF or has no notes, or -1
+ * with err set when a probe's address lies outside the file.
  */
-static int read_probes(struct tr2_attach *a, int fd, struct object *o, char *err, size_t errlen)
+static int each_probe(int fd, int (*fn)(void *ctx, const struct note_probe *p), void *ctx,
+		      const char *file, char *err, size_t errlen)
 {
 	GElf_Addr base_addr = 0;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	int cap = 0, ret = 0;
+	int ret = 0;
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) ||
@@ -346,20 +355,17 @@ static int read_probes(struct tr2_attach *a, int fd, struct object *o, char *err
 		data = elf_getdata(scn, NULL);
 		while (!ret && data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 			const char *desc = (const char *)data->d_buf + desc_off, *end = desc + nh.n_descsz;
-			const char *prov = desc + 24, *name, *args;
+			struct note_probe p = { .prov = desc + 24 };
 			GElf_Addr pc, note_base, sema;
-			unsigned char insn[6] = { 0 };
-			long pc_off, sema_off = 0;
-			struct site *s;
 
 			if (nh.n_type != 3 || nh.n_namesz != 8 ||
 			    memcmp((const char *)data->d_buf + name_off, "stapsdt", 8) || nh.n_descsz < 27)
 				continue;
-			name = memchr(prov, '\0', end - prov);
-			if (!name || ++name >= end || !(args = memchr(name, '\0', end - name)) || ++args >= end ||
-			    !memchr(args, '\0', end - args))
+			p.name = memchr(p.prov, '\0', end - p.prov);
+			if (!p.name || ++p.name >= end || !(p.args = memchr(p.name, '\0', end - p.name)) ||
+			    ++p.args >= end || !memchr(p.args, '\0', end - p.args))
 				continue;
-			if (strcmp(prov, "trace2") && strcmp(prov, "tr2"))
+			if (strcmp(p.prov, "trace2") && strcmp(p.prov, "tr2"))
 				continue;
 			memcpy(&pc, desc, 8);
 			memcpy(&note_base, desc + 8, 8);
@@ -369,49 +375,115 @@ static int read_probes(struct tr2_attach *a, int fd, struct object *o, char *err
 				if (sema)
 					sema += base_addr - note_base;
 			}
-			pc_off = vaddr_to_offset(elf, pc);
+			p.pc_off = vaddr_to_offset(elf, pc);
 			if (sema)
-				sema_off = vaddr_to_offset(elf, sema);
-			if (pc_off < 0 || sema_off < 0) {
-				snprintf(err, errlen, "probe %s:%s in %s: address outside the file", prov, name,
-					 o->pub.name);
+				p.sema_off = vaddr_to_offset(elf, sema);
+			if (p.pc_off < 0 || p.sema_off < 0) {
+				snprintf(err, errlen, "probe %s:%s in %s: address outside the file", p.prov, p.name,
+					 file);
 				ret = -1;
 				break;
 			}
-			if (!strcmp(prov, "tr2") && !strcmp(name, "enable")) {
-				o->enable_off = pc_off;
-				o->enable_ref = sema_off;
-				continue;
-			}
-			if (!strcmp(prov, "tr2") && strcmp(name, "batch"))
-				continue;   /* a probe of another runtime: leave it */
-			if (!strcmp(prov, "tr2")) {
-				s = &o->batch;
-			} else {
-				o->sites = tr2_grow(o->sites, o->nsites, &cap, sizeof(*o->sites));
-				s = &o->sites[o->nsites++];
-			}
-			snprintf(s->name, sizeof(s->name), "%s", name);
-			s->offset = pc_off;
-			if (s != &o->batch)
-				continue;   /* a trace2 probe: other tracers' */
-			s->pair = pread(fd, insn, sizeof(insn), pc_off) == sizeof(insn) &&
-				  !memcmp(insn, "\x90\x0f\x1f\x44\x00\x00", 6);
-			s->spec_id = spec_id(a, args);
-			s->number = ++a->site_numbers;
-			if (s->spec_id < 0) {
-				snprintf(err, errlen, "probe %s:%s in %s: cannot read its arguments '%s'",
-					 prov, name, o->pub.name, args);
-				ret = -1;
-			}
+			ret = fn(ctx, &p);
 		}
 	}
-	o->pub.sites = o->nsites;
-	o->pub.runtime = o->enable_ref > 0 && o->batch.number;
 out:
 	if (elf)
 		elf_end(elf);
 	return ret;
+}
+
+/* What read_probe needs. */
+struct reading {
+	struct tr2_attach *a;
+	int fd;
+	struct object *o;
+	int cap;           /* of o->sites */
+	char *err;
+	size_t errlen;
+};
+
+/* Into rd->o: a trace2 probe site, tr2:enable or tr2:batch (each_probe's fn). */
+static int read_probe(void *ctx, const struct note_probe *p)
+{
+	struct reading *rd = ctx;
+	struct object *o = rd->o;
+	unsigned char insn[6] = { 0 };
+	struct site *s;
+
+	if (!strcmp(p->prov, "tr2") && !strcmp(p->name, "enable")) {
+		o->enable_off = p->pc_off;
+		o->enable_ref = p->sema_off;
+		return 0;
+	}
+	if (!strcmp(p->prov, "tr2") && strcmp(p->name, "batch"))
+		return 0;   /* a probe of another runtime: leave it */
+	if (!strcmp(p->prov, "tr2")) {
+		s = &o->batch;
+	} else {
+		o->sites = tr2_grow(o->sites, o->nsites, &rd->cap, sizeof(*o->sites));
+		s = &o->sites[o->nsites++];
+	}
+	snprintf(s->name, sizeof(s->name), "%s", p->name);
+	s->offset = p->pc_off;
+	if (s != &o->batch)
+		return 0;   /* a trace2 probe: other tracers' */
+	s->pair = pread(rd->fd, insn, sizeof(insn), p->pc_off) == sizeof(insn) &&
+		  !memcmp(insn, "\x90\x0f\x1f\x44\x00\x00", 6);
+	s->spec_id = spec_id(rd->a, p->args);
+	s->number = ++rd->a->site_numbers;
+	if (s->spec_id < 0) {
+		snprintf(rd->err, rd->errlen, "probe %s:%s in %s: cannot read its arguments '%s'", p->prov,
+			 p->name, o->pub.name, p->args);
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the probes of the ELF file open as fd into o: the trace2 probe
+ * sites, tr2:enable and tr2:batch.  Returns 0 (also for a file that is no
+ * ELF, or has no notes), or -1 with err set when a probe cannot be read. */
+static int read_probes(struct tr2_attach *a, int fd, struct object *o, char *err, size_t errlen)
+{
+	struct reading rd = { .a = a, .fd = fd, .o = o, .err = err, .errlen = errlen };
+	int ret = each_probe(fd, read_probe, &rd, o->pub.name, err, errlen);
+
+	o->pub.sites = o->nsites;
+	o->pub.runtime = o->enable_ref > 0 && o->batch.number;
+	return ret;
+}
+
+/* What tr2_attach_find_probe looks for, and what it found. */
+struct finding {
+	const char *prov, *name;
+	long site, sema;
+};
+
+static int find_probe(void *ctx, const struct note_probe *p)
+{
+	struct finding *f = ctx;
+
+	if (strcmp(p->prov, f->prov) || strcmp(p->name, f->name))
+		return 0;
+	f->site = p->pc_off;
+	f->sema = p->sema_off;
+	return 1;
+}
+
+int tr2_attach_find_probe(const char *path, const char *prov, const char *name, long *site, long *sema)
+{
+	struct finding f = { .prov = prov, .name = name };
+	char err[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found;
+
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	found = each_probe(fd, find_probe, &f, path, err, sizeof(err)) == 1;
+	close(fd);
+	*site = f.site;
+	*sema = f.sema;
+	return found ? 0 : -1;
 }
 
 static __u64 cookie(const struct site *s)

@@ -128,6 +128,12 @@ void tr2_attach_known(struct tr2_attach *a, uint64_t dev, uint64_t ino, pid_t pi
  * known_per_process must agree. */
 void tr2_attach_set_known_per_process(struct tr2_attach *a, int per_process);
 
+/* The file offsets of probe prov:name ("trace2" or "tr2" provider) in the
+ * ELF file path: its site, and its semaphore in *sema (0: none), from its
+ * .note.stapsdt notes as tr2_attach_scan reads them.  Returns 0, or -1 when
+ * the file cannot be read or has no such probe. */
+int tr2_attach_find_probe(const char *path, const char *prov, const char *name, long *site, long *sema);
+
 /* Objects with a runtime looked at so far, and the trace2 probe sites in them. */
 int tr2_attach_objects(const struct tr2_attach *a);
 int tr2_attach_sites(const struct tr2_attach *a);
