@@ -241,8 +241,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	if (!follow || ppid == cpid || !bpf_map_lookup_elem(&traced, &ppid))
 		return 0;
 	bpf_map_update_elem(&traced, &cpid, &one, BPF_ANY);
-	/* now: tr2-bpf anchors the child's enable (loader/tr2_attach.h) */
-	send_rec(TR2_REC_FORK, cpid, child->pid, ppid, child->start_time, 0, 1);
+	send_rec(TR2_REC_FORK, cpid, child->pid, ppid, child->start_time, 0, 0);
 	return 0;
 }
 

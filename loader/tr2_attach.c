@@ -135,11 +135,6 @@ struct tr2_attach {
 		int *fd;
 		int n, cap;
 	} enables, payloads;       /* tr2:enable's perf events; tr2:batch's multi links */
-	struct anchor {
-		pid_t pid;
-		int fd;
-	} *anchors;                /* see tr2_attach_anchor; closed with the enables */
-	int nanchors, cap_anchors;
 	__u32 site_numbers;        /* probe site numbers given out */
 	int uprobe_pmu;            /* the "uprobe" PMU's perf type, 0 until read */
 	int tracefs;               /* tracefs (see open_tracefs), -1 until needed */
@@ -579,8 +574,8 @@ static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 	return syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* A counting perf event of the "uprobe" PMU on o's tr2:enable, with its
- * semaphore, for (pid, cpu) as perf_event_open(2) takes them. */
+/* A perf event of the "uprobe" PMU on o's tr2:enable, with its semaphore,
+ * for (pid, cpu) as perf_event_open(2) takes them. */
 static int enable_pmu(struct tr2_attach *a, struct object *o, pid_t pid, int cpu)
 {
 	struct perf_event_attr attr;
@@ -598,6 +593,7 @@ static int enable_pmu(struct tr2_attach *a, struct object *o, pid_t pid, int cpu
 	attr.config = (__u64)o->enable_ref << UPROBE_REF_CTR_SHIFT;
 	attr.uprobe_path = (unsigned long)path;
 	attr.probe_offset = o->enable_off;
+	attr.disabled = 1;   /* see tr2_attach_enable */
 	fd = perf_open(&attr, pid, cpu);
 	if (fd >= 0)
 		keep_fd(&a->enables, fd);
@@ -696,11 +692,31 @@ static void event_name(const struct tr2_attach *a, int n, char *buf, size_t size
 	snprintf(buf, size, "tr2_%d/e%d_%08x", (int)getpid(), n, a->event_tag);
 }
 
+/* perf_event_open(2) of an inherited enable, with PERF_SAMPLE_READ where
+ * the kernel takes it (Linux 6.12+; see tr2_attach_enable in tr2_attach.h
+ * for why); without it, once said, on an older kernel. */
+static int perf_open_inherited(struct perf_event_attr *attr, pid_t pid)
+{
+	static int no_sample_read;
+	int fd;
+
+	attr->inherit = 1;
+	attr->sample_type = no_sample_read ? 0 : PERF_SAMPLE_READ | PERF_SAMPLE_TID;
+	fd = perf_open(attr, pid, -1);
+	if (fd < 0 && errno == EINVAL && !no_sample_read) {
+		no_sample_read = 1;
+		fprintf(stderr, "tr2-bpf: warning: this kernel (before Linux 6.12) may stop tracing a "
+			"process of CMD's tree when a related process ends, without counting what is "
+			"lost: see tr2-bpf(1), NOTES\n");
+		return perf_open_inherited(attr, pid);
+	}
+	return fd;
+}
+
 /* A perf event of the tracefs event on o's tr2:enable, with its semaphore,
- * for process pid, and what it forks from now on when inherit is 1; the
- * event is made at the first call.  Returns the perf event's descriptor, or
- * -1 with errno set. */
-static int enable_tracefs(struct tr2_attach *a, struct object *o, pid_t pid, int inherit)
+ * for process pid and what it forks from now on; the event is made at the
+ * first call.  Returns the perf event's descriptor, or -1 with errno set. */
+static int enable_tracefs(struct tr2_attach *a, struct object *o, pid_t pid)
 {
 	struct perf_event_attr attr;
 	char line[256], name[64], path[128];
@@ -712,10 +728,10 @@ static int enable_tracefs(struct tr2_attach *a, struct object *o, pid_t pid, int
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.inherit = inherit;
+	attr.disabled = 1;   /* see tr2_attach_enable */
 	if (o->tracefs_id) {
 		attr.config = o->tracefs_id;
-		return perf_open(&attr, pid, -1);
+		return perf_open_inherited(&attr, pid);
 	}
 	flock(a->events_fd, LOCK_EX);
 	if (!a->tracefs_events)
@@ -730,7 +746,7 @@ static int enable_tracefs(struct tr2_attach *a, struct object *o, pid_t pid, int
 		if (id_fd >= 0 && !(f = fdopen(id_fd, "re")))
 			close(id_fd);
 		if (f && fscanf(f, "%llu", &attr.config) == 1 && attr.config > 0)
-			fd = perf_open(&attr, pid, -1);
+			fd = perf_open_inherited(&attr, pid);
 		else
 			errno = ENOENT;
 		if (f)
@@ -758,7 +774,7 @@ int tr2_attach_enable(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, i
 	if (!inherit) {
 		fd = enable_pmu(a, o, pid, -1);
 	} else {
-		fd = enable_tracefs(a, o, pid, 1);
+		fd = enable_tracefs(a, o, pid);
 		if (fd >= 0)
 			keep_fd(&a->enables, fd);
 	}
@@ -769,27 +785,6 @@ int tr2_attach_enable(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, i
 		return -1;
 	}
 	return 0;   /* a process already gone needs nothing */
-}
-
-int tr2_attach_anchor(struct tr2_attach *a, struct tr2_object *pub, pid_t pid)
-{
-	int fd = enable_tracefs(a, (struct object *)pub, pid, 0);
-
-	if (fd < 0)
-		return -1;
-	a->anchors = tr2_grow(a->anchors, a->nanchors, &a->cap_anchors, sizeof(*a->anchors));
-	a->anchors[a->nanchors].pid = pid;
-	a->anchors[a->nanchors++].fd = fd;
-	return 0;
-}
-
-void tr2_attach_unanchor(struct tr2_attach *a, pid_t pid)
-{
-	for (int i = 0; i < a->nanchors; i++)
-		if (a->anchors[i].pid == pid) {
-			close(a->anchors[i].fd);
-			a->anchors[i--] = a->anchors[--a->nanchors];
-		}
 }
 
 int tr2_attach_enable_all(struct tr2_attach *a, struct tr2_object *pub, char *err, size_t errlen)
@@ -958,9 +953,6 @@ void tr2_attach_free(struct tr2_attach *a)
 {
 	if (!a)
 		return;
-	for (int i = 0; i < a->nanchors; i++)
-		keep_fd(&a->enables, a->anchors[i].fd);
-	free(a->anchors);
 	close_fds(&a->enables);
 	close_fds(&a->payloads);
 	for (int i = 0; i < a->nlinks; i++)

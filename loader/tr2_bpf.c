@@ -104,8 +104,8 @@ static int keep_stdout_for_trace(const struct tr2_opts *o)
 	return shared;
 }
 
-/* tr2-bpf keeps descriptors per traced process (-- CMD's anchors, a
- * directory DEST's files): the soft limit up to the hard one, after CMD was
+/* tr2-bpf keeps descriptors per traced process (a directory DEST's files,
+ * -- CMD's late enables): the soft limit up to the hard one, after CMD was
  * forked with the caller's. */
 static void raise_nofile(void)
 {

@@ -4,12 +4,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -249,9 +247,8 @@ const struct tr2_mode tr2_mode_pid = {
  * semaphore stays 0, so its trace2 calls never reach them).  The enable is
  * a perf event that the kernel copies into every child of a process that
  * has it, at fork, and follows through exec: CMD's descendants are traced
- * from their first instruction without tr2-bpf doing anything.  What the
- * kernel copies it may also free under another process's name: each
- * process gets an anchor when its fork record arrives (tr2_attach_anchor). */
+ * from their first instruction without tr2-bpf doing anything (and never
+ * loses it to a relative's end: tr2_attach_enable). */
 
 struct cmd_state {
 	struct {
@@ -366,31 +363,22 @@ static int cmd_attach(struct tracer *tr, pid_t pid, char *err, size_t errlen)
 
 /* A child forked before an object's enable was made for the tree did not
  * inherit it (its fork record arrives after the attach that made it): it
- * gets an inherited enable of its own.  One that inherited it gets an
- * anchor (tr2_attach_anchor).  The pid is the child's while the pidfd
- * taken first shows it alive and the eBPF side has it traced (it drops a
- * process from "traced" when it ends); one that ended meanwhile, whose pid
- * may be another process's now, gets nothing, or loses its anchor. */
+ * gets an inherited enable of its own.  The pid is the child's while the
+ * eBPF side has it traced (it drops a process from "traced" when it ends);
+ * one that ended meanwhile, whose pid may be another process's now, gets
+ * nothing. */
 static void cmd_forked(struct tracer *tr, pid_t child, uint64_t fork_ns)
 {
 	struct cmd_state *st = tr->mode_state;
-	struct pollfd gone = { .fd = syscall(SYS_pidfd_open, child, 0), .events = POLLIN };
 	uint8_t in;
 	char err[512];
 
-	if (gone.fd < 0)
+	if (bpf_map_lookup_elem(bpf_map__fd(tr->skel->maps.traced), &child, &in))
 		return;
-	if (!bpf_map_lookup_elem(bpf_map__fd(tr->skel->maps.traced), &child, &in))
-		for (int i = 0; i < st->nobjs; i++) {
-			if (st->objs[i].enabled_ns > fork_ns &&
-			    tr2_attach_enable(tr->attach, st->objs[i].o, child, 1, err, sizeof(err)))
-				tr2_tracer_untraced(tr, child, err);
-			if (st->objs[i].enabled_ns && st->objs[i].enabled_ns <= fork_ns)
-				tr2_attach_anchor(tr->attach, st->objs[i].o, child);
-		}
-	if (poll(&gone, 1, 0) > 0)
-		tr2_attach_unanchor(tr->attach, child);
-	close(gone.fd);
+	for (int i = 0; i < st->nobjs; i++)
+		if (st->objs[i].enabled_ns > fork_ns &&
+		    tr2_attach_enable(tr->attach, st->objs[i].o, child, 1, err, sizeof(err)))
+			tr2_tracer_untraced(tr, child, err);
 }
 
 static void cmd_start(struct tracer *tr)

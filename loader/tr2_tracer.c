@@ -271,8 +271,6 @@ static void dispatch(struct tracer *tr, const struct tr2_rec *h, const void *dat
 			tr->mode->forked(tr, h->pid, h->ts_ns);
 		break;
 	case TR2_REC_PROC_GONE:
-		if (tr->attach)
-			tr2_attach_unanchor(tr->attach, h->pid);
 		for (int i = 0; i < tr->nprocs; i++)
 			if (tr->procs[i] == (pid_t)h->pid)
 				tr->procs[i] = tr->procs[--tr->nprocs];

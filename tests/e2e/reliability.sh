@@ -306,8 +306,9 @@ expect_eq "fork, -- CMD: children's sids are <parent sid>/<own>" 0 "$bad_sids"
 
 # family: the kernel swaps the perf contexts of related processes when it
 # switches between them, and an ending process could take the enable of
-# one that goes on (loader/tr2_attach.h, tr2_attach_anchor): without the
-# anchors, about 4 runs in 5 lost a process's last events, silently.  Two
+# one that goes on (loader/tr2_attach.h, tr2_attach_enable): without
+# PERF_SAMPLE_READ on the inherited enable, 9 runs in 10 lost a process's
+# last events, silently.  Two
 # runs of 20 rounds (a grandchild behind a shell, a busy sibling): every
 # line of every process, counted as a multiset (their order is the kernel's).
 for r in 1 2; do

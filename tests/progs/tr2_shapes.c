@@ -18,6 +18,9 @@
  *       each: thread_start "churn", timer "churn"/"timer" (per thread)
  *       started and stopped, counter "churn"/"counter" (per thread) += 1,
  *       region "churn"/"work", and trace2_thread_exit() unless noexit.
+ *   tr2_shapes pingpong N
+ *       two threads, both on CPU 0, hand a byte back and forth N times
+ *       through two pipes: two context switches a round trip, no event.
  *   tr2_shapes timers K
  *       the main thread starts and stops K distinct timers "many"/"tNN"
  *       (K <= 40) once each, then counter "many"/"c" += 1.
@@ -34,6 +37,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +140,46 @@ static void *churn_thread(void *noexit)
 	return NULL;
 }
 
+static int ping[2], pong[2];
+
+static void on_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+static void *pong_thread(void *arg)
+{
+	long n = (long)arg;
+	char c;
+
+	on_cpu0();
+	for (long i = 0; i < n; i++)
+		if (read(ping[0], &c, 1) != 1 || write(pong[1], &c, 1) != 1)
+			die("pong");
+	return NULL;
+}
+
+static void run_pingpong(long n)
+{
+	pthread_t th;
+	char c = 0;
+
+	if (pipe(ping) || pipe(pong))
+		die("pipe");
+	on_cpu0();
+	if (pthread_create(&th, NULL, pong_thread, (void *)n))
+		die("pthread_create");
+	for (long i = 0; i < n; i++)
+		if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
+			die("ping");
+	pthread_join(th, NULL);
+}
+
 static void run_threads(long n, int noexit)
 {
 	for (long i = 0; i < n; i++) {
@@ -193,11 +237,13 @@ int main(int argc, char **argv)
 		run_dlopen(count_arg(argv[2]), argv[3]);
 	else if (!strcmp(mode, "threads") && (argc == 3 || (argc == 4 && !strcmp(argv[3], "noexit"))))
 		run_threads(count_arg(argv[2]), argc == 4);
+	else if (!strcmp(mode, "pingpong") && argc == 3)
+		run_pingpong(count_arg(argv[2]));
 	else if (!strcmp(mode, "timers") && argc == 3 && count_arg(argv[2]) <= 40)
 		run_timers(count_arg(argv[2]));
 	else {
 		fprintf(stderr, "usage: tr2_shapes [--wait-stdin] spawn N PROG [ARG...] | child | "
-				"dlopen N PLUGIN | threads N [noexit] | timers K\n");
+				"dlopen N PLUGIN | threads N [noexit] | pingpong N | timers K\n");
 		return trace2_cmd_exit(2);
 	}
 	trace2_region_leave("shapes", mode, 0);

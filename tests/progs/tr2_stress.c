@@ -331,7 +331,7 @@ static int run_busy(long ms)
 }
 
 /* The shapes in which the kernel took a traced process's enable away
- * (loader/tr2_attach.h, tr2_attach_anchor): each round forks
+ * (loader/tr2_attach.h, tr2_attach_enable): each round forks
  * "sh -c 'SELF child; /bin/true'" (a grandchild behind a shell, both
  * ending) and "SELF busy 20" (a sibling working on through their ends),
  * waits for both, and emits data "family"/"round" = I. */
