@@ -6,6 +6,12 @@
 #include "tr2_buf.h"
 #include "tr2_time.h"
 
+/* Per-thread caches, initial-exec as the runtime's other thread-local data
+ * (this file is also one of libtr2's): in a program that links libtr2.a, a
+ * -fPIC object's default model would call __tls_get_addr, and make the
+ * program need ld.so by name. */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
 /* Splits µs since the epoch into whole seconds and µs, rounding toward
  * negative infinity so that times before 1970 still get 0..999999 µs. */
 static void split_us(int64_t time_us, int64_t *secs, int *usec)
@@ -32,9 +38,9 @@ char *tr2_time_put_local(char *p, int64_t time_us)
 	/* localtime_r is the costly part (time zone rules); the hour, minute
 	 * and second only change with the second, and a zone's offset changes
 	 * on a second boundary, so caching the second is exact. */
-	static __thread int64_t cached_secs;
-	static __thread bool cached;
-	static __thread char hms[9];
+	static TLS int64_t cached_secs;
+	static TLS bool cached;
+	static TLS char hms[9];
 	int64_t secs;
 	int usec;
 
@@ -117,10 +123,10 @@ static size_t format_utc_secs(char *out, int64_t secs)
 void tr2_time_add_utc(struct tr2_buf *b, int64_t time_us)
 {
 	/* as for local time: the date and time of day change with the second */
-	static __thread int64_t cached_secs;
-	static __thread bool cached;
-	static __thread char ymdhms[48];
-	static __thread size_t n;
+	static TLS int64_t cached_secs;
+	static TLS bool cached;
+	static TLS char ymdhms[48];
+	static TLS size_t n;
 	int64_t secs;
 	int usec;
 	char *p;
