@@ -155,9 +155,41 @@ static __always_inline __u32 traced_ancestor(struct task_struct *task)
 	return parent;
 }
 
+/* The ancestors of task's process into r (tr2_record.h): as git reads them
+ * from /proc (compat/linux/procinfo.c), the process of getppid() and up,
+ * each named by its main thread's comm (/proc/PID/stat's field 2), until
+ * one whose parent is pid 0 in the process's pid namespace: init's, or a
+ * parent outside the namespace.  A few µs of /proc reads each in git; a
+ * walk of pointers here. */
+static __always_inline void ancestry(struct tr2_rec_thread_info *r, struct task_struct *task)
+{
+	struct task_struct *t = BPF_CORE_READ(task, group_leader);
+	struct pid *own = BPF_CORE_READ(t, thread_pid), *pp;
+	unsigned int level = BPF_CORE_READ(own, level);
+	struct pid_namespace *ns;
+	struct upid up;
+	__u32 n = 0;
+
+	if (bpf_core_read(&up, sizeof(up), &own->numbers[level]))
+		goto out;
+	ns = up.ns;
+	for (int i = 0; i < TR2_ANCESTRY_MAX; i++) {
+		t = BPF_CORE_READ(t, real_parent, group_leader);
+		pp = BPF_CORE_READ(t, thread_pid);
+		if (!pp || BPF_CORE_READ(pp, level) < level ||
+		    bpf_core_read(&up, sizeof(up), &pp->numbers[level]) || up.ns != ns || !up.nr)
+			break;
+		BPF_CORE_READ_STR_INTO(&r->ancestry[i], t, comm);
+		n = i + 1;
+	}
+out:
+	r->nancestry = n;
+}
+
 /* TR2_REC_THREAD_INFO for the calling thread (tr2_record.h), before its
  * first batch: its name from its struct trace2_tls, its process's parent
- * and start, and sid, the sid its program made itself (NULL: none). */
+ * and start, sid, the sid its program made itself (NULL: none), and for
+ * the main thread, the process's ancestors. */
 static __always_inline void announce(struct thread_state *ts, struct task_struct *task, __u32 pid,
 				     __u32 tid, const struct tbuf_hdr *h, const char *sid)
 {
@@ -183,6 +215,9 @@ static __always_inline void announce(struct thread_state *ts, struct task_struct
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	if (!sid || bpf_probe_read_user_str(r->sid, sizeof(r->sid), sid) <= 0)
 		r->sid[0] = 0;
+	r->nancestry = 0;
+	if (tid == pid)
+		ancestry(r, task);
 	bpf_ringbuf_submit(r, wake_flags(0));
 	ts->announced = 1;
 }

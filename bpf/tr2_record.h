@@ -118,6 +118,7 @@ struct tr2_wire {
 #define TR2_WIRE_PAD   0xff
 #define TR2_WIRE_CUT   0x1   /* flags: the vector was longer */
 #define TR2_WIRE_EPOCH 0x2   /* flags: the first call of an epoch (see above) */
+#define TR2_WIRE_NOVEC 0x4   /* flags: the call's vector was NULL (not empty) */
 /* The numbers of a call, in this order (struct tr2_call's fields). */
 #define TR2_WN_REPO    0x01  /* repo_id */
 #define TR2_WN_ID      0x02  /* id */
@@ -186,12 +187,22 @@ struct tr2_rec {
 	__s64 num[3];    /* numbers, per kind */
 };
 
+#define TR2_ANCESTRY_MAX 64     /* ancestors named in a TR2_REC_THREAD_INFO */
+
 /* TR2_REC_THREAD_INFO's record. */
 struct tr2_rec_thread_info {
 	struct tr2_rec hdr;
 	char base_name[32];        /* trace2__tls.base_name, NUL-terminated (cut) */
 	char comm[16];             /* the thread's comm, NUL-terminated */
 	char sid[TR2_SID_MAX];     /* the sid its program made itself, NUL-terminated; "": none */
+	/* The process's main thread only (else nancestry is 0): the names
+	 * /proc/PID/stat gives of its ancestors when it made its first call,
+	 * nearest first (the parent's comm, its parent's, ...), while its
+	 * pid namespace sees them, up to init: what git's cmd_ancestry
+	 * reads (compat/linux/procinfo.c), for a call made with NULL names
+	 * (trace2.h, trace2_cmd_ancestry). */
+	__u32 nancestry;
+	char ancestry[TR2_ANCESTRY_MAX][16];
 };
 
 /* An object file as the kernel names it: the inode's super block dev_t

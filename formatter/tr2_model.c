@@ -142,6 +142,23 @@ static uint64_t sane_start(uint64_t start_ns, uint64_t now)
 	return start_ns && start_ns <= now ? start_ns : now;
 }
 
+/* A copy of NULL-terminated vector v, its strings in the same allocation. */
+static char **dup_vec(const char *const *v)
+{
+	size_t n = 0, bytes = 0;
+	char **out, *s;
+
+	for (; v[n]; n++)
+		bytes += strlen(v[n]) + 1;
+	out = xcalloc(1, (n + 1) * sizeof(*out) + bytes);
+	s = (char *)(out + n + 1);
+	for (size_t i = 0; i < n; i++) {
+		out[i] = strcpy(s, v[i]);
+		s += strlen(v[i]) + 1;
+	}
+	return out;
+}
+
 void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info)
 {
 	struct tr2_proc *p = tr2_model_proc(m, info->pid);
@@ -156,6 +173,10 @@ void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info)
 		p->sid = xstrdup(info->sid);
 	if (info->parent_name && *info->parent_name && !p->parent_name)
 		p->parent_name = xstrdup(info->parent_name);
+	if (info->ancestry) {
+		free(p->ancestry);
+		p->ancestry = dup_vec(info->ancestry);
+	}
 	t = tr2_thread_get(m, p, info->tid);
 	t->start_ns = info->tid == info->pid || !info->thread_start_ns ? p->start_ns : info->thread_start_ns;
 	tr2_thread_name(t, info->thread_id, info->base_name);
@@ -283,7 +304,7 @@ static void fill(struct tr2_model *m, struct tr2_ev *ev, struct tr2_thread *t, c
 		ev->path = c->s[0];
 		break;
 	case TRACE2__P_cmd_ancestry:
-		ev->ancestry = c->vec;
+		ev->ancestry = c->vec ? c->vec : (const char *const *)p->ancestry;
 		break;
 	case TRACE2__P_cmd_name:
 		ev->name = c->s[0] ? c->s[0] : "";
@@ -387,6 +408,10 @@ void tr2_model_call(struct tr2_model *m, const struct tr2_call *c)
 		tr2_metric_call(m, t, c);
 		return;
 	}
+	/* without names, the ones tr2-bpf gave (tr2_thread_info); with
+	 * none, no event, as git writes none (compat/linux/procinfo.c) */
+	if (c->probe == TRACE2__P_cmd_ancestry && !c->vec && !t->proc->ancestry)
+		return;
 	if (t->proc->unmarked) {
 		uint64_t n = t->proc->unmarked;
 
@@ -508,6 +533,7 @@ static void free_proc(struct tr2_proc *p)
 	free(p->exec_parent_sid);
 	free(p->exec_parent_hierarchy);
 	free(p->parent_name);
+	free(p->ancestry);
 	free(p->evt);
 	free(p->hierarchy);
 	free(p->started);

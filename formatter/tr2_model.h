@@ -58,6 +58,10 @@ struct tr2_thread_info {
 					in-process targets'); NULL or "": none, the model makes one */
 	const char *parent_name;     /* the parent session's cmd_name hierarchy, as git passes it
 					in GIT_TRACE2_PARENT_NAME; NULL: from the process tree */
+	const char *const *ancestry; /* the process's ancestors' names, nearest first,
+					NULL-terminated, as the kernel had them (tr2-bpf, at the
+					main thread's first call): a cmd_ancestry call without
+					names gets them; NULL: unknown */
 };
 
 struct tr2_model;

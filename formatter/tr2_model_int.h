@@ -65,6 +65,7 @@ struct tr2_proc {
 	char *exec_parent_sid;         /* after exec: the session before it */
 	char *exec_parent_hierarchy;
 	char *parent_name;             /* given: the parent session's hierarchy */
+	char **ancestry;               /* given: its ancestors' names (one allocation); NULL: none */
 	char *hierarchy;               /* the last cmd_name's */
 	struct tr2_child *started;     /* child_start times, for child_exit's t_rel */
 	int nstarted, cap;

@@ -181,7 +181,8 @@ int tr2_batch_next(const struct tr2_rec *hdr, const unsigned char *data, size_t 
 	c->value = num[6];
 	c->metric = (uint64_t)num[7];
 	memcpy(c->s, &str[1], sizeof(c->s));
-	c->vec = out->vec;   /* entries past TR2_ARGV_MAX (TR2_WIRE_CUT) are left out */
+	/* entries past TR2_ARGV_MAX (TR2_WIRE_CUT) are left out */
+	c->vec = w.flags & TR2_WIRE_NOVEC ? NULL : out->vec;
 	out->depth = w.depth;
 	*off += size;
 	return 1;

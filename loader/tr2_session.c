@@ -280,15 +280,23 @@ static void forget_lits(struct tr2_session *s, uint32_t tid)
 /* A thread's announce, to the model (strings cut where they must end). */
 static void announce(struct tr2_session *s, struct tr2_rec_thread_info *r)
 {
+	const char *names[TR2_ANCESTRY_MAX + 1];
+	uint32_t n = r->nancestry < TR2_ANCESTRY_MAX ? r->nancestry : TR2_ANCESTRY_MAX;
 	struct tr2_thread_info info = {
 		.pid = r->hdr.pid, .tid = r->hdr.tid, .ppid = (uint32_t)r->hdr.num[0],
 		.proc_start_ns = (uint64_t)r->hdr.num[1], .thread_start_ns = (uint64_t)r->hdr.num[2],
 		.thread_id = r->hdr.thread_id, .base_name = r->base_name, .sid = r->sid,
+		.ancestry = n ? names : NULL,
 	};
 
 	r->base_name[sizeof(r->base_name) - 1] = '\0';
 	r->comm[sizeof(r->comm) - 1] = '\0';
 	r->sid[sizeof(r->sid) - 1] = '\0';
+	for (uint32_t i = 0; i < n; i++) {
+		r->ancestry[i][sizeof(r->ancestry[i]) - 1] = '\0';
+		names[i] = r->ancestry[i];
+	}
+	names[n] = NULL;
 	if (info.proc_start_ns >= TR2_TS_MAX)
 		info.proc_start_ns = 0;
 	if (info.thread_start_ns >= TR2_TS_MAX)

@@ -47,6 +47,8 @@ void tr2_wire_measure(const struct tr2_call *c, struct tr2_interned *lits, struc
 	e->str[e->n++] = c->file;
 	for (int i = 0; i < e->nstr; i++)
 		e->str[e->n++] = c->s[i];
+	if (!c->vec)
+		e->flags |= TR2_WIRE_NOVEC;
 	for (const char *const *v2 = c->vec; v2 && *v2; v2++) {
 		if (e->nvec == TR2_ARGV_MAX) {
 			e->flags |= TR2_WIRE_CUT;

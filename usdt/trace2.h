@@ -272,6 +272,13 @@ static inline const char *trace2__nonnull(const char *value)
 #define TRACE2__OR_SEMAPHORE(probe) | trace2__state.sem[TRACE2__P_##probe]
 #define TRACE2__ANY() ((trace2__state.on TRACE2__PROBES(TRACE2__OR_SEMAPHORE)) != 0)
 
+/* True while tr2-bpf is all that listens to event kind `probe`: it raised
+ * tr2:enable, no in-process target is open and no other tracer raised the
+ * probe's own semaphore.  What only tr2-bpf can fill in (cmd_ancestry's
+ * names) need not be computed then. */
+#define TRACE2__TRACER_ONLY(probe) \
+	((trace2__state.on & 0xffff) && !(trace2__state.on >> 16) && !trace2__state.sem[TRACE2__P_##probe])
+
 /* The literals argument of region_enter, region_leave, data and data_json
  * (docs/probes.md): bit 1, 2, 3 set when the call's category, label or key,
  * and msg or value argument is a string literal (or a null pointer
@@ -380,7 +387,12 @@ static inline const char *trace2__nonnull(const char *value)
 /*
  * void trace2_cmd_ancestry(const char **names)
  * Emits "cmd_ancestry" with the names of the parent processes, nearest parent
- * first, NULL-terminated.
+ * first, NULL-terminated.  names NULL: tr2-bpf names them itself, from the
+ * kernel's process tree when the process made its first call (each
+ * ancestor's comm, the name /proc/PID/stat gives, up to init or the edge of
+ * the process's pid namespace; at most 64), and writes no event when it
+ * has none; the in-process targets write no event, other tracers get NULL.
+ * See TRACE2__TRACER_ONLY(cmd_ancestry).
  */
 #define trace2_cmd_ancestry(names) \
 	do { \

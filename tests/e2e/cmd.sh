@@ -332,5 +332,28 @@ print(sum(1 for l in sys.stdin if json.loads(l)["event"] == "version"), end="")'
 done
 expect_eq "two siblings started at once, 10 runs: both traced from version each time" 2222222222 "$got"
 
+# cmd_ancestry without names (trace2.h): tr2-bpf names the ancestors as
+# /proc/PID/stat does, up to init; the in-process targets write no event.
+# The child of tr2_ancestry fork: its parent, tr2-bpf, then this shell's.
+ancestry_of() {  # PID: the comm of PID and of each ancestor, " <- " between
+	local pid=$1 names='' stat comm rest
+	while [ "$pid" != 0 ] && stat=$(cat "/proc/$pid/stat" 2> /dev/null); do
+		comm=${stat#*\(} comm=${comm%\)*} rest=${stat##*\) }
+		names+="${names:+ <- }$comm"
+		set -- $rest
+		pid=$2
+	done
+	echo "$names"
+}
+ANC=$(realpath "$B/tests/progs/tr2_ancestry")
+$BPF --normal="$T/anc.normal" -- "$ANC" fork 2> "$T/anc.err"
+expect_eq "cmd_ancestry(NULL) under tr2-bpf: exit status, summary" "0 tr2-bpf: 5 events, 0 lost" "$? $(cat "$T/anc.err")"
+expect_eq "cmd_ancestry(NULL) under tr2-bpf: the kernel's names, as /proc gives them" \
+	"tests/progs/tr2_ancestry.c:23     cmd_ancestry tr2_ancestry <- tr2-bpf <- $(ancestry_of $$)" \
+	"$(sed -n 's/^[0-9:.]* //p' "$T/anc.normal" | grep cmd_ancestry)"
+GIT_TRACE2="$T/anc.inproc" "$ANC"
+expect_eq "cmd_ancestry(NULL) in-process: no event" "version start exit atexit" \
+	"$(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $3 }' "$T/anc.inproc")"
+
 echo "cmd: $pass passed, $fail failed"
 [ $fail = 0 ]

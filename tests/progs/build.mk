@@ -37,6 +37,14 @@ $(TEST_PROGS_DIR)/tr2_stress: tests/progs/tr2_stress.c $(BUILD)/libtr2.a usdt/tr
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
 
+# tr2_ancestry: a cmd_ancestry that tr2-bpf names (tests/e2e/cmd.sh).
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_ancestry
+ALL += $(TEST_PROGS_DIR)/tr2_ancestry
+
+$(TEST_PROGS_DIR)/tr2_ancestry: tests/progs/tr2_ancestry.c $(BUILD)/libtr2.a usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
+
 # tr2_batch: the batched event path (tests/e2e/batch.sh): calls waiting in
 # a buffer when a thread or process ends, liveness, thread churn, a process
 # that scribbles over its buffer.  It reads bpf/tr2_record.h for the last.
