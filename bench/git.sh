@@ -351,9 +351,10 @@ and 8): tr2-bpf's eBPF programs, $PROGS_US µs a start-up (below; most of it the
 tracepoints, which run at every page fault of the process and find the objects it runs code
 from); the exec, where the kernel installs the uprobes at \`tr2:batch\` and \`tr2:enable\` in
 git's text and raises the enable; the trap of the first batch; and git's own work for a Trace2
-that is on, which stock git does for its EVENT target too: \`cmd_ancestry\` reads
-\`/proc/PID/stat\` of every ancestor process (5 system calls each: this script's shell, its
-callers, up to init), and the runtime maps its 16 KiB buffer. The first process of each round
+that is on (the runtime maps its 16 KiB buffer). Stock git with its EVENT target also reads
+\`/proc/PID/stat\` of every ancestor process for \`cmd_ancestry\` (4 system calls and a report
+the kernel builds, each: this script's shell, its callers, up to init); under tr2-bpf alone the
+patched git reads none, tr2-bpf names them from the kernel's process tree (docs/git.md). The first process of each round
 was also held while tr2-bpf attached to git (milliseconds, once). This machine's \`getppid()\`: $( [ -n "$SYSCALL_NS" ] && echo "$SYSCALL_NS ns (section 2)" || echo "not measured (bench/git.sh run alone)").
 
 tr2-bpf's eBPF programs in a traced start-up: run counts and times (\`kernel.bpf_stats_enabled\`,
