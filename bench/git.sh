@@ -116,12 +116,13 @@ cpu_now() {
 }
 # once KEY WORKLOAD N: N runs of WORKLOAD (startup, status, log, clone) by
 # configuration KEY (p, u, t: patched; s: stock; e: stock with git's EVENT
-# target), in the worktree (the current directory), output to /dev/null, timed; wall µs and CPU ms
+# target; P, S: the fresh copies of patched and stock), in the worktree
+# (the current directory), output to /dev/null, timed; wall µs and CPU ms
 # added to WS[KEY-WORKLOAD] and CS[KEY-WORKLOAD].
 declare -A WS CS
 once() {
 	local key=$1 w=$2 n=$3 g=$PATCHED i t0 c0
-	case $key in s|e) g=$STOCK ;; esac
+	case $key in s|e) g=$STOCK ;; P) g=$FRESH_P ;; S) g=$FRESH_S ;; esac
 	[ "$key" = e ] && export GIT_TRACE2_EVENT=/dev/null
 	cpu_now; c0=$CPU_MS t0=${EPOCHREALTIME/./}
 	for ((i = 0; i < n; i++)); do
@@ -168,11 +169,18 @@ flush() {
 # size of the folios a fault maps): stock git's binary, installed hours
 # before, started 7 % slower than a fresh copy of itself (by hand,
 # 2026-11-26), and the patched one, relinked just before, was such a copy.
+# The start-ups are also timed from copies of the two binaries written
+# now (FRESH_P, FRESH_S: as a package manager leaves them; rev-parse is a
+# builtin, and a copy finds the rest of its git by its built-in prefix).
 python3 -c 'import os, sys
 for path in sys.argv[1:]:
     fd = os.open(path, os.O_RDONLY)
     os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     os.close(fd)' $(find "$BUILD/git/bin" "$BUILD/git/libexec" "$BUILD/git-stock/bin" "$BUILD/git-stock/libexec" -type f)
+
+FRESH_P=$TMP/fresh-patched/git FRESH_S=$TMP/fresh-stock/git
+mkdir -p "${FRESH_P%/git}" "${FRESH_S%/git}"
+cp "$PATCHED" "$FRESH_P" && cp "$STOCK" "$FRESH_S" || exit 1
 
 # What a start-up costs either git detached, beside the time: its minor
 # page faults (/usr/bin/time, the median of 5) and the program's text size.
@@ -239,14 +247,14 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	# program started after it)
 	! pgrep -a -x tr2-bpf | grep -E -- ' (-a|--all)( |$)' | grep -Evq -- ' --(cgroup|comm|uid)' ||
 		OTHERS=$((OTHERS + 1))
-	alternate startup "$STARTUPS" p s e
+	alternate startup "$STARTUPS" p s e P S
 	alternate status "$STATUS_N" p s
 	alternate log "$LOG_N" p s
 	alternate clone "$CLONE_N" p s e
 	# traced against untraced, adjacent, in turn first
 	if ((r % 2)); then traced; untraced; else untraced; traced; fi
 	flush
-	say "round $r/$ROUNDS: start-ups $(for k in p s e u t; do printf '%s %s ' $k "$(secs "${wall[$k-startup]##* }")"; done)s; clone $(for k in p s e u t; do printf '%s %s ' $k "$(secs "${wall[$k-clone]##* }")"; done)s; tr2-bpf: $STOPPED"
+	say "round $r/$ROUNDS: start-ups $(for k in p s e P S u t; do printf '%s %s ' $k "$(secs "${wall[$k-startup]##* }")"; done)s; clone $(for k in p s e u t; do printf '%s %s ' $k "$(secs "${wall[$k-clone]##* }")"; done)s; tr2-bpf: $STOPPED"
 done
 cd / || exit 1
 
@@ -288,7 +296,7 @@ goal() {  # WHAT A B GOAL WHY
 	echo "| $1 ≤ $4x (issue 25) | ${r}x | $(met "$r <= $4") | $(why "$r <= $4" "$5") |" >>"$GOALS"
 }
 # det_why WORKLOAD: why a detached row is over its goal
-det_why() { echo "CPU time $(ratio cpu "p-$1" "s-$1")x; detached, the patched git runs stock git's code with an inline test of two words per Trace2 event, and starts with more: $TEXT_P bytes of text against $TEXT_S, $FAULTS_P page faults a start-up against $FAULTS_S, tr2's runtime (its constructor, its TLS); runs of the two move by a few % from one \`make bench\` to the next on this shared VM"; }
+det_why() { echo "CPU time $(ratio cpu "p-$1" "s-$1")x;$( [ "$1" = startup ] && echo " from copies of the two binaries written just before, $(ratio wall P-startup S-startup)x;") detached, the patched git runs stock git's code with an inline test of two words per Trace2 event, and starts with more: $TEXT_P bytes of text against $TEXT_S, $FAULTS_P page faults a start-up against $FAULTS_S, tr2's runtime (its constructor, its TLS); runs of the two move by a few % from one \`make bench\` to the next on this shared VM"; }
 goal "detached: $STARTUPS \`git rev-parse --git-dir\` start-ups, patched against stock git" p-startup s-startup 1.02 "$(det_why startup)"
 goal "detached: \`git status\` in a $FILES-file worktree, patched against stock git" p-status s-status 1.02 "$(det_why status)"
 goal "detached: \`git log --oneline\` over $COMMITS commits, patched against stock git" p-log s-log 1.02 "$(det_why log)"
@@ -323,7 +331,12 @@ and system time, the shell's \`times\`), in 10 blocks that alternate between the
 configurations, each block starting with the next one (a slow moment of this shared VM falls
 on all of them alike): patched, stock, and stock with git's own in-process EVENT target
 (\`GIT_TRACE2_EVENT=/dev/null\`, what every git process pays for its events when its own
-targets are on, which tr2-bpf replaces). Then the patched git under one
+targets are on, which tr2-bpf replaces); for the start-ups also copies of the patched and
+stock binaries written just before the rounds. Both gits' installed files are dropped from the
+page cache first (\`POSIX_FADV_DONTNEED\`), so that their runs read them back alike: how a
+binary's pages sit in the page cache moves a start-up by several % (a copy just written, in
+large folios, starts faster than the same bytes read back by exec's page faults). Then the
+patched git under one
 \`tr2-bpf -a --event=/dev/null $FILTER_TEXT\`$FILTER_WHY started and ready before its runs and stopped
 after them (the start-ups, then the clones), and untraced, the two in turn first. Ratio: of the
 wall medians over the rounds; CPU: the same of the CPU times.
@@ -331,6 +344,7 @@ wall medians over the rounds; CPU: the same of the CPU times.
 | what | patched or traced, s | baseline, s | ratio | CPU | goal | |
 | --- | ---: | ---: | ---: | ---: | --- | --- |
 $(row "detached: $STARTUPS \`git rev-parse --git-dir\` start-ups, patched against stock" p-startup s-startup 1.02)
+$(row "the same from copies of the two binaries written just before the runs" P-startup S-startup 1.02)
 $(row "detached: $STATUS_N \`git status\` in a $FILES-file worktree, patched against stock" p-status s-status 1.02)
 $(row "detached: $LOG_N \`git log --oneline\` over $COMMITS commits, patched against stock" p-log s-log 1.02)
 $(row "under \`tr2-bpf -a\`: the $STARTUPS start-ups, patched traced against patched untraced" t-startup u-startup 1.10)
