@@ -704,11 +704,14 @@ static int perf_open_inherited(struct perf_event_attr *attr, pid_t pid)
 	attr->sample_type = no_sample_read ? 0 : PERF_SAMPLE_READ | PERF_SAMPLE_TID;
 	fd = perf_open(attr, pid, -1);
 	if (fd < 0 && errno == EINVAL && !no_sample_read) {
-		no_sample_read = 1;
-		fprintf(stderr, "tr2-bpf: warning: this kernel (before Linux 6.12) may stop tracing a "
-			"process of CMD's tree when a related process ends, without counting what is "
-			"lost: see tr2-bpf(1), NOTES\n");
-		return perf_open_inherited(attr, pid);
+		attr->sample_type = 0;
+		fd = perf_open(attr, pid, -1);
+		if (fd >= 0) {   /* the flag was what it refused */
+			no_sample_read = 1;
+			fprintf(stderr, "tr2-bpf: warning: this kernel (before Linux 6.12) may stop tracing "
+				"a process of CMD's tree when a related process ends, without counting "
+				"what is lost: see tr2-bpf(1), NOTES\n");
+		}
 	}
 	return fd;
 }
