@@ -12,6 +12,7 @@ struct thread_state {
 	__u64 buf;        /* its buffer's address; 0: none met yet */
 	__u64 tail;       /* the buffer's pos copied so far */
 	__u64 dropped;    /* the buffer's `dropped` counted so far */
+	__u32 own_tid;    /* its tid in its own pid namespace (gettid()): its buffer's owner */
 	__u32 draining;   /* a drain of it runs (another one, nested in it, waits for none) */
 	__u8 announced;   /* TR2_REC_THREAD_INFO sent */
 	__u8 ignored;     /* the filters (--comm, --uid, --cgroup) leave its process out */
@@ -116,6 +117,24 @@ static __always_inline int wanted(void)
 
 /* The state of the calling thread (task, of process pid), made at its first
  * batch; NULL when it is not traced. */
+/* *up: struct pid p's number and namespace at pid namespace level `level`
+ * (the struct pid of a task seen from that namespace); non-zero where p
+ * cannot be read. */
+static __always_inline int read_upid(struct pid *p, unsigned int level, struct upid *up)
+{
+	return bpf_core_read(up, sizeof(*up), &p->numbers[level]);
+}
+
+/* The task's id as the task knows it (gettid(), in its own pid namespace:
+ * a process in a container has another id on the host); 0: unreadable. */
+static __always_inline __u32 own_tid(struct task_struct *task)
+{
+	struct pid *p = BPF_CORE_READ(task, thread_pid);
+	struct upid up;
+
+	return read_upid(p, BPF_CORE_READ(p, level), &up) ? 0 : up.nr;
+}
+
 static __always_inline struct thread_state *thread_of(struct task_struct *task, __u32 pid)
 {
 	struct thread_state *ts = bpf_task_storage_get(&threads, task, 0, 0);
@@ -131,6 +150,7 @@ static __always_inline struct thread_state *thread_of(struct task_struct *task, 
 	ts = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!ts)
 		return 0;
+	ts->own_tid = own_tid(task);
 	ts->ignored = !wanted();
 	if (trace_all && !ts->ignored)
 		bpf_map_update_elem(&traced, &pid, &one, BPF_NOEXIST);
@@ -170,14 +190,14 @@ static __always_inline void ancestry(struct tr2_rec_thread_info *r, struct task_
 	struct upid up;
 	__u32 n = 0;
 
-	if (bpf_core_read(&up, sizeof(up), &own->numbers[level]))
+	if (read_upid(own, level, &up))
 		goto out;
 	ns = up.ns;
 	for (int i = 0; i < TR2_ANCESTRY_MAX; i++) {
 		t = BPF_CORE_READ(t, real_parent, group_leader);
 		pp = BPF_CORE_READ(t, thread_pid);
 		if (!pp || BPF_CORE_READ(pp, level) < level ||
-		    bpf_core_read(&up, sizeof(up), &pp->numbers[level]) || up.ns != ns || !up.nr)
+		    read_upid(pp, level, &up) || up.ns != ns || !up.nr)
 			break;
 		BPF_CORE_READ_STR_INTO(&r->ancestry[i], t, comm);
 		n = i + 1;
@@ -330,7 +350,7 @@ static __always_inline void drain(struct thread_state *ts, struct task_struct *t
 	if (!addr)
 		addr = ts->buf;
 	if (!addr || bpf_probe_read_user(&h, sizeof(h), (void *)addr) || h.magic != TR2_TBUF_MAGIC ||
-	    h.owner != tid) {
+	    h.owner != ts->own_tid) {
 		if (addr == ts->buf)
 			ts->buf = 0;
 		goto out;

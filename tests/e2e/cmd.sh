@@ -355,5 +355,14 @@ GIT_TRACE2="$T/anc.inproc" "$ANC"
 expect_eq "cmd_ancestry(NULL) in-process: no event" "version start exit atexit" \
 	"$(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $3 }' "$T/anc.inproc")"
 
+# A process in a pid namespace of its own (a container) knows itself by
+# other ids than the host's: it is traced all the same, and its ancestry
+# ends at the namespace's init, as its /proc shows it.
+$BPF --normal="$T/ns.normal" -- unshare --pid --fork --mount-proc bash -c "$ANC; $ANC fork; true" 2> "$T/ns.err"
+expect_eq "a pid namespace of its own: exit status, summary" "0 tr2-bpf: 10 events, 0 lost" "$? $(cat "$T/ns.err")"
+expect_eq "a pid namespace of its own: the ancestry up to the namespace's init" \
+	"cmd_ancestry bash|cmd_ancestry tr2_ancestry <- bash" \
+	"$(sed -n 's/^.* \(cmd_ancestry .*\)$/\1/p' "$T/ns.normal" | paste -sd'|')"
+
 echo "cmd: $pass passed, $fail failed"
 [ $fail = 0 ]
