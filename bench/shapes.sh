@@ -19,7 +19,7 @@ SHAPES=$P/tr2_shapes
 PLUGIN=$P/libtr2_plugin.so
 PLAIN=$P/libtr2_plain.so
 BPF=$BUILD/tr2-bpf
-ROUNDS=${SHAPES_ROUNDS:-3}
+ROUNDS=${SHAPES_ROUNDS:-5}
 EXEC_ROUNDS=${EXEC_ROUNDS:-7}   # issue 16's exec rows
 # issue 16's dlopen rows: a run is a tenth of a second, and this VM's slow
 # stretches (a dlopen cycle at 42-49 µs instead of 35) last seconds
