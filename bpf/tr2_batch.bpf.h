@@ -115,8 +115,6 @@ static __always_inline int wanted(void)
 	return 1;
 }
 
-/* The state of the calling thread (task, of process pid), made at its first
- * batch; NULL when it is not traced. */
 /* *up: struct pid p's number and namespace at pid namespace level `level`
  * (the struct pid of a task seen from that namespace); non-zero where p
  * cannot be read. */
@@ -135,6 +133,8 @@ static __always_inline __u32 own_tid(struct task_struct *task)
 	return read_upid(p, BPF_CORE_READ(p, level), &up) ? 0 : up.nr;
 }
 
+/* The state of the calling thread (task, of process pid), made at its first
+ * batch; NULL when it is not traced. */
 static __always_inline struct thread_state *thread_of(struct task_struct *task, __u32 pid)
 {
 	struct thread_state *ts = bpf_task_storage_get(&threads, task, 0, 0);
