@@ -165,7 +165,7 @@ struct {
 int tracer_absent;
 
 /* Whether a user thread's memory is still there at sched_process_exit:
- * 0 not known yet, 1 yes (Linux 6.16+), 2 no.  Where it is not and on_do_exit
+ * 0 not known yet, 1 yes (Linux 6.18), 2 no (6.12 and older).  Where it is not and on_do_exit
  * is not attached, threads' last calls are lost (tr2_kernel_warn_exit). */
 int exit_memory;
 
@@ -257,7 +257,7 @@ int BPF_PROG(on_begin_new_exec, struct linux_binprm *bprm)
 	return 0;
 }
 
-/* A thread ends, while its memory is still there: before Linux 6.16 the
+/* A thread ends, while its memory is still there: on Linux 6.12 and older the
  * kernel releases it (exit_mm) before sched_process_exit runs, so that a
  * copy there finds nothing to read.  The thread's last calls (exit,
  * atexit, its timers and counters) go here; on_exit finishes. */

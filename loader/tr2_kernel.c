@@ -174,7 +174,7 @@ void tr2_kernel_setup(const struct tr2_kernel *k, struct tr2_bpf *skel)
 	bpf_program__set_autoload(skel->progs.on_filemap_map_pages_fn, !k->filemap_tp && k->fentry_filemap);
 	bpf_program__set_autoload(skel->progs.on_filemap_fault_fn, !k->filemap_tp && k->fentry_filemap);
 	/* exit: do_exit's entry wherever it can be named (the tracepoint runs
-	 * after the memory is gone before Linux 6.16, and costs the same) */
+	 * after the memory is gone on 6.12 and older, and costs the same) */
 	bpf_program__set_autoload(skel->progs.on_do_exit, k->fentry_do_exit);
 	fentry = fentry_progs(skel, &n);
 	for (int i = 0; i < n; i++)
