@@ -81,6 +81,7 @@ static void make_sid(struct tr2_model *m, struct tr2_proc *p)
 	n = tr2_sid_format(NULL, 0, parent, real_us, m->host_hash, p->pid) + 1;
 	p->sid = xcalloc(1, n);
 	tr2_sid_format(p->sid, n, parent, real_us, m->host_hash, p->pid);
+	p->stream = ++m->streams;
 }
 
 /* The parent session's last cmd_name hierarchy, for "parent/child"
@@ -117,6 +118,7 @@ void tr2_model_ev_init(struct tr2_model *m, struct tr2_ev *ev, enum tr2_ev_kind 
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = kind;
 	ev->sid = p->sid;
+	ev->stream = p->stream;
 	ev->thread = t->name;
 	ev->time_us = real_ns / 1000;
 	ev->time_ns = (int)(real_ns % 1000);
@@ -169,8 +171,11 @@ void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info)
 	set_parent(m, p);
 	if (!p->start_ns)
 		p->start_ns = sane_start(info->proc_start_ns, info->thread_start_ns);
-	if (info->sid && *info->sid && !p->sid)
+	if (info->sid && *info->sid && !p->sid) {
+		/* a claim: its lines say it, its stream is its own */
 		p->sid = xstrdup(info->sid);
+		p->stream = ++m->streams;
+	}
 	if (info->parent_name && *info->parent_name && !p->parent_name)
 		p->parent_name = xstrdup(info->parent_name);
 	if (info->ancestry) {
@@ -475,7 +480,7 @@ void tr2_model_fork(struct tr2_model *m, uint32_t pid, uint32_t ppid, uint64_t s
 static void end_stream(struct tr2_model *m, struct tr2_proc *p)
 {
 	if (p->sid && m->sink.end)
-		m->sink.end(m->sink.ctx, p->sid);
+		m->sink.end(m->sink.ctx, p->sid, p->stream);
 }
 
 /* Drops p's threads but keep (NULL: all of them). */

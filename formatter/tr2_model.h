@@ -38,10 +38,10 @@ struct tr2_model_sink {
 	/* One event of process pid for every target.  ev and its strings are
 	 * valid during the call. */
 	void (*emit)(void *ctx, uint32_t pid, const struct tr2_ev *ev);
-	/* The process of session id sid has ended without its atexit or signal
-	 * event (killed, or exec replaced its image): each target ends its
-	 * stream (tr2_target_end_process).  NULL: nothing to do. */
-	void (*end)(void *ctx, const char *sid);
+	/* The process of session id sid and stream (tr2_ev) has ended without
+	 * its atexit or signal event (killed, or exec replaced its image): each
+	 * target ends its stream (tr2_target_end_process).  NULL: nothing to do. */
+	void (*end)(void *ctx, const char *sid, uint64_t stream);
 	void *ctx;
 };
 

@@ -77,12 +77,12 @@ static void emit(void *ctx, uint32_t pid, const struct tr2_ev *ev)
 		tr2_summary_event(s->summary, pid, ev);
 }
 
-static void end(void *ctx, const char *sid)
+static void end(void *ctx, const char *sid, uint64_t stream)
 {
 	struct tr2_session *s = ctx;
 
 	for (int i = 0; i < s->ntargets; i++)
-		if (!s->dead[i] && tr2_target_end_process(s->targets[i], sid)) {
+		if (!s->dead[i] && tr2_target_end_process(s->targets[i], sid, stream)) {
 			s->dead[i] = 1;
 			s->live_targets--;
 		}

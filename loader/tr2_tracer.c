@@ -108,7 +108,7 @@ void tr2_tracer_open_targets(struct tracer *tr)
 
 	for (int i = 0; i < o->nformats; i++) {
 		struct tr2_tgt_opts topts = { .brief = o->brief, .event_nesting = o->event_nesting };
-		struct tr2_dst *dst = tr2_dst_open(o->formats[i].dest, err, sizeof(err));
+		struct tr2_dst *dst = tr2_dst_open(o->formats[i].dest, o->file_mode, err, sizeof(err));
 
 		if (!dst)
 			tr2_fail("%s", err);
@@ -345,7 +345,7 @@ static struct tr2_summary *setup_summary(struct tracer *tr, int64_t mono_to_real
 	if (!o->on)
 		return NULL;
 	if (o->json_set) {
-		tr->summary_json = tr2_dst_open(o->json_dest, err, sizeof(err));
+		tr->summary_json = tr2_dst_open(o->json_dest, tr->opts->file_mode, err, sizeof(err));
 		if (!tr->summary_json)
 			tr2_fail("%s", err);
 	}
