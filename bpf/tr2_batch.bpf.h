@@ -294,22 +294,37 @@ static __always_inline int copy_out(const struct tr2_rec *r, __u32 bytes, __u32 
 	return err ? -1 : 0;
 }
 
+/* A copy found the buffer of a thread of process pid damaged: one event
+ * lost (its stream gets a marker), and counted as damaged; nothing it says
+ * is believed. */
+static __always_inline void count_damaged(__u32 pid)
+{
+	__u32 key = 1;
+	__u64 *n = bpf_map_lookup_elem(&lost, &key);
+
+	if (n)
+		*n += 1;
+	count_lost(pid, 1);
+}
+
 /* Copies what thread ts (tid, of process pid) wrote into its buffer at addr
  * since the last copy (header h, read now) into one TR2_REC_BATCH record;
- * what cannot be copied counts as lost. */
+ * what cannot be copied counts as lost.  The counts come from the traced
+ * process, which may have written anything there: they count only as far
+ * as the buffer could have held since the last copy (TR2_CALLS_MAX). */
 static __always_inline void copy_batch(struct thread_state *ts, __u32 pid, __u32 tid, __u64 addr,
 				       const struct tbuf_hdr *h)
 {
 	__u64 from = ts->tail, since = h->pos - from, lost = h->dropped - ts->dropped;
-	__u32 bytes = TR2_POS_BYTES(since), calls = TR2_POS_EVENTS(since) & 0xffffff;
+	__u64 bytes = TR2_POS_BYTES(since), calls = TR2_POS_EVENTS(since);
 	__u32 off = TR2_POS_BYTES(ts->tail) & (TR2_TBUF_DATA - 1), first;
 	__u64 data = addr + __builtin_offsetof(struct tr2_tbuf, data);
 	struct tr2_rec r = {};
 
 	ts->tail = h->pos;
 	ts->dropped = h->dropped;
-	if (bytes > TR2_TBUF_DATA) {     /* no buffer of ours: a broken or hostile one */
-		count_lost(pid, calls + lost);
+	if (bytes > TR2_TBUF_DATA || calls > bytes / TR2_WIRE_MIN || lost > TR2_CALLS_MAX) {
+		count_damaged(pid);
 		return;
 	}
 	if (!bytes && !lost)

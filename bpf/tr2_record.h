@@ -81,6 +81,12 @@ struct tr2_tbuf {
 	char data[TR2_TBUF_DATA];
 };
 #define TR2_TBUF_HDR 48    /* the part the eBPF side reads */
+/* The smallest call a buffer holds (a header and its file's word, padded
+ * to 8), and so the most calls (written or dropped) a thread can have made
+ * since the last copy of its buffer: a header that says more, or whose
+ * counts go backwards, is a damaged buffer (the process wrote over it). */
+#define TR2_WIRE_MIN   32
+#define TR2_CALLS_MAX  (TR2_TBUF_DATA / TR2_WIRE_MIN)
 
 /*
  * One call in a thread's buffer, 8-byte aligned: this header, then nnum
