@@ -307,6 +307,63 @@ static __always_inline void count_damaged(__u32 pid)
 	count_lost(pid, 1);
 }
 
+/*
+ * Fair shares of the ring buffer.  While it is more than half full, a
+ * process may put into it at most a sixteenth of the room left per
+ * SHARE_NS, and the processes of one user together a quarter: a process
+ * (or a user) that floods it loses its own batches (counted, marked in its
+ * stream), and the others' still fit.  Counted per process (tgid) and per
+ * user (uid | SHARE_USER) in `shares`, only while the ring is that full.
+ */
+#define SHARE_NS   (10 * 1000 * 1000)
+#define SHARE_USER (1ull << 32)
+struct share {
+	__u64 window;     /* bpf_ktime_get_ns() / SHARE_NS it counts */
+	__u64 bytes;      /* put into the ring buffer in it */
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct share);
+} shares SEC(".maps");
+
+/* The share of key in this window (made, or begun anew); NULL: none to be had. */
+static __always_inline struct share *share_of(__u64 key, __u64 window)
+{
+	struct share fresh = { .window = window }, *s = bpf_map_lookup_elem(&shares, &key);
+
+	if (!s) {
+		bpf_map_update_elem(&shares, &key, &fresh, BPF_ANY);
+		s = bpf_map_lookup_elem(&shares, &key);
+	}
+	if (s && s->window != window) {
+		s->window = window;
+		s->bytes = 0;
+	}
+	return s;
+}
+
+/* Whether `bytes` more of process pid may go into the ring buffer now. */
+static __always_inline int within_share(__u32 pid, __u64 bytes)
+{
+	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
+	__u64 used = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 window = bpf_ktime_get_ns() / SHARE_NS, room;
+	struct share *proc, *user;
+
+	if (used < size / 2)
+		return 1;
+	room = used < size ? size - used : 0;
+	proc = share_of(pid, window);
+	user = share_of(SHARE_USER | (__u32)bpf_get_current_uid_gid(), window);
+	if (!proc || !user || proc->bytes + bytes > room / 16 || user->bytes + bytes > room / 4)
+		return 0;
+	__sync_fetch_and_add(&proc->bytes, bytes);
+	__sync_fetch_and_add(&user->bytes, bytes);
+	return 1;
+}
+
 /* Copies what thread ts (tid, of process pid) wrote into its buffer at addr
  * since the last copy (header h, read now) into one TR2_REC_BATCH record;
  * what cannot be copied counts as lost.  The counts come from the traced
@@ -329,6 +386,10 @@ static __always_inline void copy_batch(struct thread_state *ts, __u32 pid, __u32
 	}
 	if (!bytes && !lost)
 		return;
+	if (!within_share(pid, sizeof(r) + bytes)) {
+		count_lost(pid, calls + lost);
+		return;
+	}
 	r.size = sizeof(r) + bytes;
 	r.kind = TR2_REC_BATCH;
 	r.pid = pid;

@@ -435,6 +435,8 @@ void tr2_model_call(struct tr2_model *m, const struct tr2_call *c)
 	tr2_model_ev_init(m, &ev, kind_of[c->probe], t, c->file, c->line, c->ts_ns);
 	fill(m, &ev, t, c, num);
 	tr2_model_emit(m, t->proc, &ev);
+	if (c->probe == TRACE2__P_atexit || c->probe == TRACE2__P_signal)
+		t->proc->ended = true;
 	if (c->probe == TRACE2__P_thread_exit)
 		tr2_thread_drop(m, t);   /* git forgets it: a later call starts afresh */
 }
@@ -455,6 +457,11 @@ void tr2_model_lost(struct tr2_model *m, uint32_t pid, uint64_t count, uint64_t 
 	uint64_t since;
 	struct tr2_ev ev;
 	char num[24];
+
+	/* losses learnt after its last event: no stream of its own for them
+	 * (they are in the summary's count) */
+	if (t->proc->ended)
+		return;
 
 	tr2_model_ev_init(m, &ev, TR2_EV_DATA, t, c.file, c.line, ts_ns);
 	if ((since = tr2_thread_since(t)))
@@ -511,6 +518,7 @@ void tr2_model_exec(struct tr2_model *m, uint32_t pid, uint64_t ts_ns)
 		p->hierarchy = NULL;
 	}
 	p->start_ns = ts_ns;
+	p->ended = false;
 	p->nstarted = 0;
 	/* exec leaves one thread, the one that called it, renamed to the pid */
 	drop_threads(m, p, t);

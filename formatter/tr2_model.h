@@ -94,7 +94,8 @@ void tr2_model_gap(struct tr2_model *m, uint32_t pid, uint32_t tid);
  * main thread, at ts_ns: a Trace2 "data" event that any Trace2 tool parses:
  * no file, category "tr2", key "lost_events", value the count, e.g. in PERF
  *   ... | data | | 0.021000 | 0.021000 | tr2 | lost_events:1234
- * Not counted in tr2_model_events(). */
+ * Not counted in tr2_model_events().  After the process's atexit or signal
+ * event, whose stream has ended, nothing is written. */
 void tr2_model_lost(struct tr2_model *m, uint32_t pid, uint64_t count, uint64_t ts_ns);
 
 /* tr2-bpf's view of the process tree (the in-process targets have none): */

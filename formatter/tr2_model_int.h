@@ -58,6 +58,7 @@ struct tr2_proc {
 	struct tr2_proc *parent;
 	int children;                  /* kept processes whose parent this is */
 	bool gone;
+	bool ended;                    /* its session wrote atexit or signal: its stream is closed */
 	uint64_t start_ns;             /* t_abs counts from here */
 	char *sid;                     /* NULL until its first event, or given */
 	uint64_t stream;               /* its session's number (tr2_ev), given with sid */

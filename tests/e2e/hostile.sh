@@ -116,6 +116,20 @@ expect_eq "calls dated ahead: written at the time they were copied (this year)" 
 	"$(python3 -c 'import json, sys
 print(" ".join(sorted({json.loads(l)["time"][:4] for l in open(sys.argv[1])})))' "$T"/time/*)"
 
+# ===== 4b. a flooding process loses its own calls, not the others' =======
+start_tracer "$T/flood"
+$NOBODY $P/tr2_hostile flood 4 > "$T/flood.out" & flooder=$!
+sleep 0.2
+$P/tr2_hostile victim 100 20 > /dev/null & victim=$!
+wait $victim $flooder
+stop_tracer
+expect_eq "beside a process flooding the ring buffer for 4 s: the victim's 304 events, whole, no loss marker" \
+	"$(want_victim 100)" "$(events "$T/flood"/*P$(printf %08x $victim))"
+# (its last calls may be among those it lost)
+expect_eq "the flooding process: one file, version first, its losses marked in it" \
+	"1 version yes" "$(files_of "$T/flood" $flooder) $(events "$T/flood"/*P$(printf %08x $flooder) |
+	awk '{ print $1, (/ lost( |$)/ ? "yes" : "no") }')"
+
 # ===== 5. strings beyond a thread's buffer: whole, in every mode =========
 # Against the program's own EVENT target (git's lines) of the same run.
 masked_big() { python3 tests/e2e/mask.py event < "$1" | grep -v '"event":"\(version\|start\)".*hostile-1.0\|tr2_hostile' ; }
