@@ -66,8 +66,8 @@ struct {
 } events SEC(".maps");
 
 /* Per CPU: [0] events lost (records that did not fit in the ring buffer,
- * calls a runtime counted as dropped, damaged buffers); [1] copies that
- * found a thread's buffer damaged (copy_batch), each one event of [0]. */
+ * calls a runtime counted as dropped, calls of damaged buffers); [1] copies
+ * that found a thread's buffer damaged (count_damaged). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 2);

@@ -226,6 +226,9 @@ static __always_inline void announce(struct thread_state *ts, struct task_struct
 	r->hdr.num[0] = traced_ancestor(task);
 	r->hdr.num[1] = BPF_CORE_READ(task, group_leader, start_time);
 	r->hdr.num[2] = BPF_CORE_READ(task, start_time);
+	/* fork copies the parent's exec count into both; exec counts on */
+	if (BPF_CORE_READ(task, group_leader, self_exec_id) == BPF_CORE_READ(task, group_leader, parent_exec_id))
+		r->hdr.flags = TR2_REC_FORKED;
 	if (bpf_probe_read_user(&r->hdr.thread_id, sizeof(r->hdr.thread_id),
 				&((struct trace2_tls *)h->tls)->thread_id))
 		r->hdr.thread_id = 0;
@@ -294,17 +297,18 @@ static __always_inline int copy_out(const struct tr2_rec *r, __u32 bytes, __u32 
 	return err ? -1 : 0;
 }
 
-/* A copy found the buffer of a thread of process pid damaged: one event
- * lost (its stream gets a marker), and counted as damaged; nothing it says
- * is believed. */
-static __always_inline void count_damaged(__u32 pid)
+/* A copy found the buffer of a thread of process pid damaged: nothing is
+ * copied, the calls its header counts are lost (as many as the buffer can
+ * hold at most, at least one: its stream gets a marker), and the copy is
+ * counted as a damaged buffer. */
+static __always_inline void count_damaged(__u32 pid, __u64 calls)
 {
 	__u32 key = 1;
 	__u64 *n = bpf_map_lookup_elem(&lost, &key);
 
 	if (n)
 		*n += 1;
-	count_lost(pid, 1);
+	count_lost(pid, calls < 1 ? 1 : calls > TR2_CALLS_MAX ? TR2_CALLS_MAX : calls);
 }
 
 /*
@@ -381,7 +385,7 @@ static __always_inline void copy_batch(struct thread_state *ts, __u32 pid, __u32
 	ts->tail = h->pos;
 	ts->dropped = h->dropped;
 	if (bytes > TR2_TBUF_DATA || calls > bytes / TR2_WIRE_MIN || lost > TR2_CALLS_MAX) {
-		count_damaged(pid);
+		count_damaged(pid, calls);
 		return;
 	}
 	if (!bytes && !lost)

@@ -182,10 +182,15 @@ enum tr2_rec_kind {
 #define TR2_SID_MAX   1024u     /* bytes of a program's own sid kept, NUL included */
 #define TR2_REC_MAX   (sizeof(struct tr2_rec) + TR2_TBUF_DATA)  /* largest record */
 
+/* TR2_REC_THREAD_INFO's flags: the process was forked and has not called
+ * exec since (the kernel's exec ids say so): it runs its parent's program,
+ * whose session it continues, as git's targets write such a child. */
+#define TR2_REC_FORKED 0x1
+
 struct tr2_rec {
 	__u16 size;      /* bytes, header and what follows */
 	__u8 kind;       /* enum tr2_rec_kind */
-	__u8 pad;
+	__u8 flags;      /* TR2_REC_THREAD_INFO: TR2_REC_FORKED; else 0 */
 	__u32 pid;       /* tgid of the traced process */
 	__u32 tid;       /* kernel thread id */
 	__s32 thread_id; /* TR2_REC_THREAD_INFO: the runtime's thread number */

@@ -161,6 +161,22 @@ static char **dup_vec(const char *const *v)
 	return out;
 }
 
+/* Process p, forked without exec from parent q, continues q's session. */
+static void continue_session(struct tr2_model *m, struct tr2_proc *p, const struct tr2_proc *q)
+{
+	struct tr2_thread *from = tr2_thread_find(m, q->pid), *main;
+
+	p->sid = xstrdup(q->sid);
+	p->stream = ++m->streams;
+	p->start_ns = q->start_ns;
+	p->evt = q->evt ? xstrdup(q->evt) : NULL;
+	p->hierarchy = q->hierarchy ? xstrdup(q->hierarchy) : NULL;
+	main = tr2_thread_get(m, p, p->pid);
+	main->start_ns = p->start_ns;
+	if (from && from->proc == q)
+		tr2_thread_copy_regions(main, from);
+}
+
 void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info)
 {
 	struct tr2_proc *p = tr2_model_proc(m, info->pid);
@@ -169,6 +185,8 @@ void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info)
 	if (!p->ppid)
 		p->ppid = info->ppid;
 	set_parent(m, p);
+	if (info->forked && !p->sid && p->parent && p->parent->sid && p->parent->pid == info->ppid)
+		continue_session(m, p, p->parent);
 	if (!p->start_ns)
 		p->start_ns = sane_start(info->proc_start_ns, info->thread_start_ns);
 	if (info->sid && *info->sid && !p->sid) {
@@ -435,8 +453,6 @@ void tr2_model_call(struct tr2_model *m, const struct tr2_call *c)
 	tr2_model_ev_init(m, &ev, kind_of[c->probe], t, c->file, c->line, c->ts_ns);
 	fill(m, &ev, t, c, num);
 	tr2_model_emit(m, t->proc, &ev);
-	if (c->probe == TRACE2__P_atexit || c->probe == TRACE2__P_signal)
-		t->proc->ended = true;
 	if (c->probe == TRACE2__P_thread_exit)
 		tr2_thread_drop(m, t);   /* git forgets it: a later call starts afresh */
 }
@@ -457,11 +473,6 @@ void tr2_model_lost(struct tr2_model *m, uint32_t pid, uint64_t count, uint64_t 
 	uint64_t since;
 	struct tr2_ev ev;
 	char num[24];
-
-	/* losses learnt after its last event: no stream of its own for them
-	 * (they are in the summary's count) */
-	if (t->proc->ended)
-		return;
 
 	tr2_model_ev_init(m, &ev, TR2_EV_DATA, t, c.file, c.line, ts_ns);
 	if ((since = tr2_thread_since(t)))
@@ -518,7 +529,6 @@ void tr2_model_exec(struct tr2_model *m, uint32_t pid, uint64_t ts_ns)
 		p->hierarchy = NULL;
 	}
 	p->start_ns = ts_ns;
-	p->ended = false;
 	p->nstarted = 0;
 	/* exec leaves one thread, the one that called it, renamed to the pid */
 	drop_threads(m, p, t);

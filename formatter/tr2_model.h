@@ -58,6 +58,9 @@ struct tr2_thread_info {
 					in-process targets'); NULL or "": none, the model makes one */
 	const char *parent_name;     /* the parent session's cmd_name hierarchy, as git passes it
 					in GIT_TRACE2_PARENT_NAME; NULL: from the process tree */
+	bool forked;                 /* the process was forked and has not called exec since
+					(tr2-bpf: the kernel says so): it continues ppid's
+					session, as git's targets write such a child */
 	const char *const *ancestry; /* the process's ancestors' names, nearest first,
 					NULL-terminated, as the kernel had them (tr2-bpf, at the
 					main thread's first call): a cmd_ancestry call without
@@ -77,7 +80,11 @@ struct tr2_model *tr2_model_new(const struct tr2_model_sink *sink, const char *h
 void tr2_model_free(struct tr2_model *m);
 
 /* Names thread info->tid of process info->pid (made if new), and gives the
- * process its parent, start and sid where it has none yet. */
+ * process its parent, start and sid where it has none yet: for a process
+ * forked without exec (info->forked), its parent's sid, start, EVENT
+ * version, cmd_name hierarchy and the main thread's open regions, as git's
+ * targets write a child forked without exec (its lines under the parent's
+ * sid, t_abs since the parent's start), in a stream of its own. */
 void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info);
 
 /* One runtime call: its events go to the sink (none for timer_start,
@@ -94,8 +101,7 @@ void tr2_model_gap(struct tr2_model *m, uint32_t pid, uint32_t tid);
  * main thread, at ts_ns: a Trace2 "data" event that any Trace2 tool parses:
  * no file, category "tr2", key "lost_events", value the count, e.g. in PERF
  *   ... | data | | 0.021000 | 0.021000 | tr2 | lost_events:1234
- * Not counted in tr2_model_events().  After the process's atexit or signal
- * event, whose stream has ended, nothing is written. */
+ * Not counted in tr2_model_events(). */
 void tr2_model_lost(struct tr2_model *m, uint32_t pid, uint64_t count, uint64_t ts_ns);
 
 /* tr2-bpf's view of the process tree (the in-process targets have none): */

@@ -58,7 +58,6 @@ struct tr2_proc {
 	struct tr2_proc *parent;
 	int children;                  /* kept processes whose parent this is */
 	bool gone;
-	bool ended;                    /* its session wrote atexit or signal: its stream is closed */
 	uint64_t start_ns;             /* t_abs counts from here */
 	char *sid;                     /* NULL until its first event, or given */
 	uint64_t stream;               /* its session's number (tr2_ev), given with sid */
@@ -107,6 +106,8 @@ void tr2_thread_name(struct tr2_thread *t, int32_t thread_id, const char *base);
  * -1 when no region was open. */
 void tr2_thread_push(struct tr2_thread *t, uint64_t ts_ns);
 int64_t tr2_thread_pop(struct tr2_thread *t);
+/* t's open regions become those of `from` (a child forked without exec). */
+void tr2_thread_copy_regions(struct tr2_thread *t, const struct tr2_thread *from);
 /* Start of the innermost open region, else of the thread; 0: unknown. */
 uint64_t tr2_thread_since(const struct tr2_thread *t);
 

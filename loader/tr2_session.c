@@ -300,6 +300,7 @@ static void announce(struct tr2_session *s, struct tr2_rec_thread_info *r)
 		.pid = r->hdr.pid, .tid = r->hdr.tid, .ppid = (uint32_t)r->hdr.num[0],
 		.proc_start_ns = (uint64_t)r->hdr.num[1], .thread_start_ns = (uint64_t)r->hdr.num[2],
 		.thread_id = r->hdr.thread_id, .base_name = r->base_name, .sid = r->sid,
+		.forked = r->hdr.flags & TR2_REC_FORKED,
 		.ancestry = n ? names : NULL,
 	};
 

@@ -603,8 +603,7 @@ int tr2_tracer_report(struct tracer *tr, int poll_failed)
 		(unsigned long long)(lost_in_bpf(tr->skel) + tr->decode_errors +
 				     tr2_session_lost_calls(tr->session) +
 				     (aggregated ? tr2_summary_lost(tr->summary) : 0)),
-		count_of(damaged, sizeof(damaged), damaged_in_bpf(tr->skel), "of them a damaged buffer",
-			 "of them damaged buffers"),
+		count_of(damaged, sizeof(damaged), damaged_in_bpf(tr->skel), "damaged buffer", "damaged buffers"),
 		count_of(lines, sizeof(lines), dropped, "line dropped", "lines dropped"),
 		count_of(procs, sizeof(procs), tr->untraced, "process not traced", "processes not traced"));
 	incomplete = poll_failed || dropped || tr->untraced;
