@@ -79,10 +79,12 @@ struct {
 	__uint(max_entries, 1 << 22);   /* resized by tr2-bpf before load */
 } events SEC(".maps");
 
-/* Records that did not fit in the ring buffer, per CPU. */
+/* Per CPU: [0] events lost (records that did not fit in the ring buffer,
+ * calls a runtime counted as dropped, calls of damaged buffers); [1] copies
+ * that found a thread's buffer damaged (count_damaged). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");

@@ -273,6 +273,9 @@ static __always_inline void announce(struct thread_state *ts, struct task_struct
 	r->hdr.num[0] = traced_ancestor(task);
 	r->hdr.num[1] = BPF_CORE_READ(task, group_leader, start_time);
 	r->hdr.num[2] = BPF_CORE_READ(task, start_time);
+	/* fork copies the parent's exec count into both; exec counts on */
+	if (BPF_CORE_READ(task, group_leader, self_exec_id) == BPF_CORE_READ(task, group_leader, parent_exec_id))
+		r->hdr.flags = TR2_REC_FORKED;
 	if (bpf_probe_read_user(&r->hdr.thread_id, sizeof(r->hdr.thread_id),
 				&((struct trace2_tls *)h->tls)->thread_id))
 		r->hdr.thread_id = 0;
@@ -350,26 +353,103 @@ static __always_inline int copy_out(const struct tr2_rec *r, __u32 bytes, __u32 
 	return err ? -1 : 0;
 }
 
+/* A copy found the buffer of a thread of process pid damaged: nothing is
+ * copied, the calls its header counts are lost (as many as the buffer can
+ * hold at most, at least one: its stream gets a marker), and the copy is
+ * counted as a damaged buffer. */
+static __always_inline void count_damaged(__u32 pid, __u64 calls)
+{
+	__u32 key = 1;
+	__u64 *n = bpf_map_lookup_elem(&lost, &key);
+
+	if (n)
+		*n += 1;
+	count_lost(pid, calls < 1 ? 1 : calls > TR2_CALLS_MAX ? TR2_CALLS_MAX : calls);
+}
+
+/*
+ * Fair shares of the ring buffer.  While it is more than half full, a
+ * process may put into it at most a sixteenth of the room left per
+ * SHARE_NS, and the processes of one user together a quarter: a process
+ * (or a user) that floods it loses its own batches (counted, marked in its
+ * stream), and the others' still fit.  Counted per process (tgid) and per
+ * user (uid | SHARE_USER) in `shares`, only while the ring is that full.
+ */
+#define SHARE_NS   (10 * 1000 * 1000)
+#define SHARE_USER (1ull << 32)
+struct share {
+	__u64 window;     /* bpf_ktime_get_ns() / SHARE_NS it counts */
+	__u64 bytes;      /* put into the ring buffer in it */
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct share);
+} shares SEC(".maps");
+
+/* The share of key in this window (made, or begun anew); NULL: none to be had. */
+static __always_inline struct share *share_of(__u64 key, __u64 window)
+{
+	struct share fresh = { .window = window }, *s = bpf_map_lookup_elem(&shares, &key);
+
+	if (!s) {
+		bpf_map_update_elem(&shares, &key, &fresh, BPF_ANY);
+		s = bpf_map_lookup_elem(&shares, &key);
+	}
+	if (s && s->window != window) {
+		s->window = window;
+		s->bytes = 0;
+	}
+	return s;
+}
+
+/* Whether `bytes` more of process pid may go into the ring buffer now. */
+static __always_inline int within_share(__u32 pid, __u64 bytes)
+{
+	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
+	__u64 used = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 window = bpf_ktime_get_ns() / SHARE_NS, room;
+	struct share *proc, *user;
+
+	if (used < size / 2)
+		return 1;
+	room = used < size ? size - used : 0;
+	proc = share_of(pid, window);
+	user = share_of(SHARE_USER | (__u32)bpf_get_current_uid_gid(), window);
+	if (!proc || !user || proc->bytes + bytes > room / 16 || user->bytes + bytes > room / 4)
+		return 0;
+	__sync_fetch_and_add(&proc->bytes, bytes);
+	__sync_fetch_and_add(&user->bytes, bytes);
+	return 1;
+}
+
 /* Copies what thread ts (tid, of process pid) wrote into its buffer at addr
  * since the last copy (header h, read now) into one TR2_REC_BATCH record;
- * what cannot be copied counts as lost. */
+ * what cannot be copied counts as lost.  The counts come from the traced
+ * process, which may have written anything there: they count only as far
+ * as the buffer could have held since the last copy (TR2_CALLS_MAX). */
 static __always_inline void copy_batch(struct thread_state *ts, __u32 pid, __u32 tid, __u64 addr,
 				       const struct tbuf_hdr *h)
 {
 	__u64 from = ts->tail, since = h->pos - from, lost = h->dropped - ts->dropped;
-	__u32 bytes = TR2_POS_BYTES(since), calls = TR2_POS_EVENTS(since) & 0xffffff;
+	__u64 bytes = TR2_POS_BYTES(since), calls = TR2_POS_EVENTS(since);
 	__u32 off = TR2_POS_BYTES(ts->tail) & (TR2_TBUF_DATA - 1), first;
 	__u64 data = addr + __builtin_offsetof(struct tr2_tbuf, data);
 	struct tr2_rec r = {};
 
 	ts->tail = h->pos;
 	ts->dropped = h->dropped;
-	if (bytes > TR2_TBUF_DATA) {     /* no buffer of ours: a broken or hostile one */
-		count_lost(pid, calls + lost);
+	if (bytes > TR2_TBUF_DATA || calls > bytes / TR2_WIRE_MIN || lost > TR2_CALLS_MAX) {
+		count_damaged(pid, calls);
 		return;
 	}
 	if (!bytes && !lost)
 		return;
+	if (!within_share(pid, sizeof(r) + bytes)) {
+		count_lost(pid, calls + lost);
+		return;
+	}
 	r.size = sizeof(r) + bytes;
 	r.kind = TR2_REC_BATCH;
 	r.pid = pid;

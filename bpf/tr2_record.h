@@ -81,6 +81,12 @@ struct tr2_tbuf {
 	char data[TR2_TBUF_DATA];
 };
 #define TR2_TBUF_HDR 48    /* the part the eBPF side reads */
+/* The smallest call a buffer holds (a header and its file's word, padded
+ * to 8), and so the most calls (written or dropped) a thread can have made
+ * since the last copy of its buffer: a header that says more, or whose
+ * counts go backwards, is a damaged buffer (the process wrote over it). */
+#define TR2_WIRE_MIN   32
+#define TR2_CALLS_MAX  (TR2_TBUF_DATA / TR2_WIRE_MIN)
 
 /*
  * One call in a thread's buffer, 8-byte aligned: this header, then nnum
@@ -176,10 +182,15 @@ enum tr2_rec_kind {
 #define TR2_SID_MAX   1024u     /* bytes of a program's own sid kept, NUL included */
 #define TR2_REC_MAX   (sizeof(struct tr2_rec) + TR2_TBUF_DATA)  /* largest record */
 
+/* TR2_REC_THREAD_INFO's flags: the process was forked and has not called
+ * exec since (the kernel's exec ids say so): it runs its parent's program,
+ * whose session it continues, as git's targets write such a child. */
+#define TR2_REC_FORKED 0x1
+
 struct tr2_rec {
 	__u16 size;      /* bytes, header and what follows */
 	__u8 kind;       /* enum tr2_rec_kind */
-	__u8 pad;
+	__u8 flags;      /* TR2_REC_THREAD_INFO: TR2_REC_FORKED; else 0 */
 	__u32 pid;       /* tgid of the traced process */
 	__u32 tid;       /* kernel thread id */
 	__s32 thread_id; /* TR2_REC_THREAD_INFO: the runtime's thread number */

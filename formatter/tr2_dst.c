@@ -38,7 +38,8 @@ enum proc_state {
 
 /* One process of a directory destination (its file) or a socket one (its connection). */
 struct proc_file {
-	char *sid;          /* the key */
+	char *sid;          /* the key, with stream (tr2_dst_write) */
+	uint64_t stream;
 	char *path;         /* file written, for PROC_FILE and PROC_SENTINEL */
 	int fd;             /* -1 while closed */
 	enum proc_state state;
@@ -55,6 +56,8 @@ struct tr2_dst {
 	bool quiet;         /* failures are not written to stderr (tr2_dst_set_quiet) */
 	bool failed;        /* DST_FD, DST_FILE: a write failed: later lines are dropped */
 	bool counting;      /* a failure is counted, not returned (tr2_dst_set_counting) */
+	mode_t file_mode;   /* of the files it creates (tr2_dst_open) */
+	gid_t group;        /* their group; -1: the creator's */
 
 	/* DST_FD, DST_FILE with buffering on: whole lines waiting for
 	 * tr2_dst_flush() (one write(2) per batch instead of per line) */
@@ -66,7 +69,7 @@ struct tr2_dst {
 	int max_files;
 	bool too_many_files;       /* see tr2_dst_take_too_many_files */
 
-	/* DST_DIR and DST_SOCKET: the processes, by sid */
+	/* DST_DIR and DST_SOCKET: the processes, by sid and stream */
 	struct proc_file **slots;  /* open addressing, linear probing, power of 2 */
 	size_t nslots, nprocs, nopen;  /* nopen: files or connections open */
 	uint64_t tick;
@@ -106,6 +109,7 @@ static struct tr2_dst *new_dst(enum dst_kind kind, const char *name, int fd, boo
 	d->own_fd = own_fd;
 	d->use_send = kind == DST_SOCKET || (fd >= 0 && !fstat(fd, &st) && S_ISSOCK(st.st_mode));
 	d->spare = -1;
+	d->group = (gid_t)-1;
 	return d;
 }
 
@@ -198,13 +202,48 @@ static struct tr2_dst *open_socket(const char *value, char *err, size_t errlen)
 	return NULL;
 }
 
-static struct tr2_dst *open_path(const char *value, char *err, size_t errlen)
+/* Sets d's file_mode and group for files made in directory dir
+ * (tr2_dst_open's file_mode). */
+static void set_file_mode(struct tr2_dst *d, int file_mode, const char *dir)
 {
 	struct stat st;
+
+	d->file_mode = (mode_t)file_mode;
+	if (file_mode != TR2_DST_MODE_PRIVATE)
+		return;
+	d->file_mode = 0600;
+	if (!stat(dir, &st) && st.st_gid != getegid()) {
+		d->file_mode = 0640;
+		d->group = st.st_gid;
+	}
+}
+
+/* Opens path to append to, created with d's mode and group if it is not
+ * there; flags: O_EXCL (never an existing file, nor a symbolic link),
+ * O_NOFOLLOW, or 0.  A descriptor, or -1 with errno set. */
+static int create_file(const struct tr2_dst *d, const char *path, int flags)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | flags, d->file_mode);
+
+	if (fd >= 0 && d->group != (gid_t)-1 && fchown(fd, (uid_t)-1, d->group)) {
+		int e = errno;
+
+		close(fd);
+		unlink(path);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+static struct tr2_dst *open_path(const char *value, int file_mode, char *err, size_t errlen)
+{
+	struct tr2_dst *d;
+	struct stat st;
+	char *parent;
 	int fd;
 
 	if (!stat(value, &st) && S_ISDIR(st.st_mode)) {
-		struct tr2_dst *d;
 		size_t n = strlen(value);
 
 		if (access(value, W_OK | X_OK)) {
@@ -218,17 +257,30 @@ static struct tr2_dst *open_path(const char *value, char *err, size_t errlen)
 		memcpy(d->dir, value, n + 1);
 		if (value[n - 1] != '/')
 			memcpy(d->dir + n, "/", 2);
+		set_file_mode(d, file_mode, value);
 		return d;
 	}
-	fd = open(value, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	d = new_dst(DST_FILE, value, -1, true);
+	parent = xstrdup(value);
+	*strrchr(parent, '/') = '\0';
+	set_file_mode(d, file_mode, *parent ? parent : "/");
+	free(parent);
+	/* created with its mode (and group: never an existing file's), or
+	 * else an existing file as it is */
+	fd = create_file(d, value, d->group == (gid_t)-1 ? 0 : O_EXCL);
+	if (fd < 0 && errno == EEXIST)
+		fd = open(value, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0) {
 		set_err(err, errlen, "cannot open '%s': %s", value, strerror(errno));
+		tr2_dst_close(d);
 		return NULL;
 	}
-	return new_dst(DST_FILE, value, fd, true);
+	d->fd = fd;
+	d->use_send = !fstat(fd, &st) && S_ISSOCK(st.st_mode);
+	return d;
 }
 
-struct tr2_dst *tr2_dst_open(const char *value, char *err, size_t errlen)
+struct tr2_dst *tr2_dst_open(const char *value, int file_mode, char *err, size_t errlen)
 {
 	if (!value) {
 		if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
@@ -249,7 +301,7 @@ struct tr2_dst *tr2_dst_open(const char *value, char *err, size_t errlen)
 	if (!strncmp(value, PREFIX_AF_UNIX, strlen(PREFIX_AF_UNIX)))
 		return open_socket(value, err, errlen);
 	if (value[0] == '/')
-		return open_path(value, err, errlen);
+		return open_path(value, file_mode, err, errlen);
 	set_err(err, errlen,
 		"invalid destination '%s': want a file descriptor 2-9, an absolute path, "
 		"or af_unix:[stream:|dgram:]/absolute/path", value);
@@ -287,12 +339,18 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-/* The slot holding sid, or the empty slot where it would go. */
-static size_t find_slot(const struct tr2_dst *d, const char *sid)
+/* The slot of process (sid, stream) in the table. */
+static size_t home_of(const struct tr2_dst *d, const char *sid, uint64_t stream)
 {
-	size_t mask = d->nslots - 1, i = (size_t)hash_str(sid) & mask;
+	return (size_t)(hash_str(sid) ^ stream * 0x9e3779b97f4a7c15ull) & (d->nslots - 1);
+}
 
-	while (d->slots[i] && strcmp(d->slots[i]->sid, sid))
+/* The slot holding process (sid, stream), or the empty slot where it would go. */
+static size_t find_slot(const struct tr2_dst *d, const char *sid, uint64_t stream)
+{
+	size_t mask = d->nslots - 1, i = home_of(d, sid, stream);
+
+	while (d->slots[i] && (d->slots[i]->stream != stream || strcmp(d->slots[i]->sid, sid)))
 		i = (i + 1) & mask;
 	return i;
 }
@@ -308,7 +366,7 @@ static void grow_table(struct tr2_dst *d)
 		abort();
 	for (size_t i = 0; i < nold; i++)
 		if (old[i])
-			d->slots[find_slot(d, old[i]->sid)] = old[i];
+			d->slots[find_slot(d, old[i]->sid, old[i]->stream)] = old[i];
 	free(old);
 }
 
@@ -326,7 +384,7 @@ static void remove_slot(struct tr2_dst *d, size_t i)
 		j = (j + 1) & mask;
 		if (!d->slots[j])
 			return;
-		home = (size_t)hash_str(d->slots[j]->sid) & mask;
+		home = home_of(d, d->slots[j]->sid, d->slots[j]->stream);
 		/* move slots[j] into the hole at i unless its home lies in (i, j] */
 		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
 			d->slots[i] = d->slots[j];
@@ -413,7 +471,7 @@ static int check_too_many_files(struct tr2_dst *d, struct proc_file *pf)
 		return 0;
 	}
 	make_room_for_fd(d);
-	pf->fd = open(sentinel, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	pf->fd = create_file(d, sentinel, O_EXCL);
 	if (pf->fd < 0) {
 		free(sentinel);
 		pf->state = PROC_DISCARD;  /* another writer created it first */
@@ -426,16 +484,36 @@ static int check_too_many_files(struct tr2_dst *d, struct proc_file *pf)
 	return -1;
 }
 
-/* git's tr2_dst_try_auto_path(): "<dir>/<last sid component>[.N]", O_EXCL. */
+/* The longest name made from a sid, bytes: room for git's ".N" suffixes. */
+#define NAME_MAX_SID 200
+
+/* The file name of a process with session id sid (tr2_dst_open): its last
+ * component, or where that cannot name a file, "sid-" and a hash of sid;
+ * into name (NAME_MAX_SID + 1 bytes). */
+static void file_name(const char *sid, char *name)
+{
+	const char *last = strrchr(sid, '/');
+	size_t n;
+	bool fits;
+
+	last = last ? last + 1 : sid;
+	n = strlen(last);
+	fits = n && n <= NAME_MAX_SID && last[0] != '.' && strcmp(last, DISCARD_SENTINEL_NAME);
+	for (size_t i = 0; fits && i < n; i++)
+		fits = last[i] > ' ' && last[i] < 0x7f;
+	if (fits)
+		memcpy(name, last, n + 1);
+	else
+		snprintf(name, NAME_MAX_SID + 1, "sid-%016llx", (unsigned long long)hash_str(sid));
+}
+
+/* git's tr2_dst_try_auto_path(): "<dir>/<name>[.N]", O_EXCL. */
 static void open_proc_file(struct tr2_dst *d, struct proc_file *pf)
 {
-	const char *name = strrchr(pf->sid, '/');
-	char *base;
+	char name[NAME_MAX_SID + 1], *base;
 	int e = 0;
 
-	name = name ? name + 1 : pf->sid;
-	if (!*name)
-		name = "no-sid";
+	file_name(pf->sid, name);
 	if (check_too_many_files(d, pf))
 		return;
 	base = join(d->dir, name, "");
@@ -447,7 +525,7 @@ static void open_proc_file(struct tr2_dst *d, struct proc_file *pf)
 		if (attempt)
 			snprintf(suffix, sizeof(suffix), ".%d", attempt);
 		path = join(base, suffix, "");
-		pf->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		pf->fd = create_file(d, path, O_EXCL);
 		if (pf->fd >= 0) {
 			d->nopen++;
 			pf->path = path;
@@ -519,24 +597,25 @@ static void connect_proc(struct tr2_dst *d, struct proc_file *pf)
 	d->nopen++;
 }
 
-static struct proc_file *lookup_proc(struct tr2_dst *d, const char *sid)
+static struct proc_file *lookup_proc(struct tr2_dst *d, const char *sid, uint64_t stream)
 {
 	struct proc_file *pf;
 	size_t i;
 
 	if (!sid || !*sid)
 		sid = "no-sid";
-	if (d->last && !strcmp(d->last->sid, sid))
+	if (d->last && d->last->stream == stream && !strcmp(d->last->sid, sid))
 		return d->last;
 	if (2 * (d->nprocs + 1) > d->nslots)
 		grow_table(d);
-	i = find_slot(d, sid);
+	i = find_slot(d, sid, stream);
 	pf = d->slots[i];
 	if (!pf) {
 		pf = calloc(1, sizeof(*pf));
 		if (!pf)
 			abort();
 		pf->sid = xstrdup(sid);
+		pf->stream = stream;
 		pf->fd = -1;
 		d->slots[i] = pf;
 		d->nprocs++;
@@ -558,7 +637,7 @@ static int proc_fd(struct tr2_dst *d, struct proc_file *pf)
 	pf->last_use = ++d->tick;
 	if (pf->fd < 0) {
 		make_room_for_fd(d);
-		pf->fd = open(pf->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+		pf->fd = create_file(d, pf->path, O_NOFOLLOW);
 		if (pf->fd < 0) {
 			report(d, "open", pf->path, errno);
 			pf->state = PROC_FAILED;
@@ -570,7 +649,7 @@ static int proc_fd(struct tr2_dst *d, struct proc_file *pf)
 	return pf->fd;
 }
 
-void tr2_dst_end_process(struct tr2_dst *d, const char *sid)
+void tr2_dst_end_process(struct tr2_dst *d, const char *sid, uint64_t stream)
 {
 	size_t i;
 
@@ -578,7 +657,7 @@ void tr2_dst_end_process(struct tr2_dst *d, const char *sid)
 		return;
 	if (!sid || !*sid)
 		sid = "no-sid";
-	i = find_slot(d, sid);
+	i = find_slot(d, sid, stream);
 	if (!d->slots[i])
 		return;
 	if (d->last == d->slots[i])
@@ -741,7 +820,7 @@ static int write_proc_file(struct tr2_dst *d, struct proc_file *pf, const char *
 	return -1;
 }
 
-int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t len)
+int tr2_dst_write(struct tr2_dst *d, const char *sid, uint64_t stream, const char *line, size_t len)
 {
 	if (d->buffered && !d->failed) {
 		tr2_buf_put(&d->out, line, len);
@@ -749,9 +828,9 @@ int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t l
 	}
 
 	if (d->kind == DST_SOCKET)
-		return write_socket(d, lookup_proc(d, sid), line, len);
+		return write_socket(d, lookup_proc(d, sid, stream), line, len);
 	if (d->kind == DST_DIR)
-		return write_proc_file(d, lookup_proc(d, sid), line, len);
+		return write_proc_file(d, lookup_proc(d, sid, stream), line, len);
 	return write_all(d, line, len);
 }
 

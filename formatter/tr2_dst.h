@@ -5,7 +5,8 @@
  *   "/abs/path"   a file, opened O_APPEND; each line is one write(2), so
  *                 concurrent writers never interleave inside a line
  *   "/abs/dir/"   an existing directory: one file per traced process, named
- *                 after the last component of its sid (".1", ".2" on collision),
+ *                 after the last component of its sid (".1", ".2" on collision;
+ *                 a name made from it where it cannot name a file),
  *                 at most max_files files, else git's "git-trace2-discard" sentinel
  *   "af_unix:[stream:|dgram:]/abs/path"  a Unix-domain socket: one connection
  *                 per traced process, as each git process opens its own, at
@@ -31,21 +32,37 @@ struct tr2_dst;
  */
 #define TR2_DST_MAX_CONNECTIONS 512
 
+/* The modes of the files a destination creates (tr2_dst_open's file_mode):
+ * git's, 0666 less the umask (tr2-fmt, the in-process targets); or
+ * private (tr2-bpf, which reads every user's processes): readable by their
+ * owner only, 0600, or 0640 and the group of the directory they are made
+ * in when that directory's group is not the creator's (someone set one). */
+#define TR2_DST_MODE_GIT     0666
+#define TR2_DST_MODE_PRIVATE (-1)
+
 /*
  * Opens a destination.  On error returns NULL and writes a one-line reason
- * ("cannot open '/x/y': Permission denied") into err.
+ * ("cannot open '/x/y': Permission denied") into err.  file_mode: the mode
+ * of the files it creates (a path, a directory's files), less the umask:
+ * TR2_DST_MODE_GIT, TR2_DST_MODE_PRIVATE or a mode (0 to 0777); an
+ * existing file keeps its own.
  *
  * Accepted values, and what each does (git's trace2/tr2_dst.c unless said):
  *   NULL            standard output (fd 1).
  *   "2".."9"        that file descriptor, which must be open; never closed.
- *   "/path"         a file, created if needed (mode 0666 & ~umask) and opened
+ *   "/path"         a file, created if needed (file_mode) and opened
  *                   O_APPEND; it is opened here, so a bad path is reported
  *                   now rather than at the first event.
  *   "/dir" or "/dir/"  an existing directory (it must be writable and
  *                   searchable): the first line of each process (each
- *                   distinct sid) creates "<dir>/<last sid component>" with
- *                   O_EXCL, or ".1" .. ".9" after it when that name is taken
- *                   (git's 10 attempts).  See tr2_dst_set_max_files.
+ *                   distinct sid and stream, tr2_dst_write) creates
+ *                   "<dir>/<last sid component>" with O_EXCL, or ".1" .. ".9"
+ *                   after it when that name is taken (git's 10 attempts).
+ *                   A last component that cannot name a file (empty, longer
+ *                   than 200 bytes, starting with '.', holding a byte that
+ *                   is not printable ASCII, or git's sentinel name) is
+ *                   replaced by "sid-" and 16 hex digits of a hash of the
+ *                   whole sid.  See tr2_dst_set_max_files.
  *   "af_unix:/abs/path", "af_unix:stream:/abs/path", "af_unix:dgram:/abs/path"
  *                   a Unix-domain socket.  A connection is made here, so that
  *                   a bad path, no listener or the wrong type is an error
@@ -66,10 +83,13 @@ struct tr2_dst;
  * values, which mean nothing here), other digits, relative paths -- is an
  * error.  Opened descriptors are close-on-exec.
  */
-struct tr2_dst *tr2_dst_open(const char *value, char *err, size_t errlen);
+struct tr2_dst *tr2_dst_open(const char *value, int file_mode, char *err, size_t errlen);
 
 /*
- * Writes one whole line (ending in '\n') for the process with session id sid.
+ * Writes one whole line (ending in '\n') for the process with session id sid
+ * and stream number `stream` (tr2_ev's: per-process destinations keep a file
+ * or connection for each distinct pair, so that processes that claim one
+ * sid get one each; 0 where the sid alone tells them apart).
  * Returns 0, or -1 on failure; the first failure is reported on stderr once
  * ("<program>: cannot write to '<value>': <strerror>", the program being
  * tr2-bpf or tr2-fmt), later ones silently count.
@@ -94,7 +114,7 @@ struct tr2_dst *tr2_dst_open(const char *value, char *err, size_t errlen);
  * sid may be NULL (directory destinations then use the name "no-sid").
  * Not thread-safe: one thread writes to a destination at a time.
  */
-int tr2_dst_write(struct tr2_dst *d, const char *sid, const char *line, size_t len);
+int tr2_dst_write(struct tr2_dst *d, const char *sid, uint64_t stream, const char *line, size_t len);
 
 /*
  * Quiet: failures are not reported on stderr, only returned (-1).  For
@@ -126,7 +146,8 @@ void tr2_dst_set_max_files(struct tr2_dst *d, int max_files);
 bool tr2_dst_take_too_many_files(struct tr2_dst *d);
 
 /*
- * Tells the destination that the process with session id sid has ended (its
+ * Tells the destination that the process with session id sid and stream
+ * `stream` (tr2_dst_write) has ended (its
  * atexit or signal event was written, or it is gone: see
  * tr2_target_end_process): a directory destination closes that process's
  * file, a socket destination its connection, and forgets it; other
@@ -137,7 +158,7 @@ bool tr2_dst_take_too_many_files(struct tr2_dst *d);
  * cannot be reopened as the same process, so socket destinations keep every
  * connection until the process ends (see TR2_DST_MAX_CONNECTIONS).
  */
-void tr2_dst_end_process(struct tr2_dst *d, const char *sid);
+void tr2_dst_end_process(struct tr2_dst *d, const char *sid, uint64_t stream);
 
 /*
  * Buffering, for file descriptor and path destinations (others ignore it):

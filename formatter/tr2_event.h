@@ -70,6 +70,10 @@ struct tr2_ev {
 
 	/* Common to every event. */
 	const char *sid;     /* git's session id, "<UTC start>-H<8 hex>-P<8 hex pid>", parents first, '/'-joined; depth = number of '/' */
+	uint64_t stream;     /* with sid, whose stream it is (a file or connection of a per-process
+				destination, a process of a view): the number the model gives each
+				process session (tr2-bpf: a process as the kernel knows it, whatever
+				sid it claims); 0 where the sid alone tells processes apart (tr2-fmt) */
 	const char *thread;  /* "main" or "th%02d:<base>", at most 24 bytes (git's TR2_MAX_THREAD_NAME) */
 	int64_t time_us;     /* wall-clock time of the event, µs since the Unix epoch (UTC) */
 	int time_ns;         /* the ns past time_us, 0..999, where the producer knows them

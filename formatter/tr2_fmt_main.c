@@ -260,7 +260,7 @@ int main(int argc, char **argv)
 		if (want)
 			tgt = want;
 	}
-	dst = tr2_dst_open(dest, err, sizeof(err));
+	dst = tr2_dst_open(dest, TR2_DST_MODE_GIT, err, sizeof(err));
 	if (!dst) {
 		fprintf(stderr, "tr2-fmt: %s\n", err);
 		return EXIT_TROUBLE;

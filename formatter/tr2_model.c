@@ -81,6 +81,7 @@ static void make_sid(struct tr2_model *m, struct tr2_proc *p)
 	n = tr2_sid_format(NULL, 0, parent, real_us, m->host_hash, p->pid) + 1;
 	p->sid = xcalloc(1, n);
 	tr2_sid_format(p->sid, n, parent, real_us, m->host_hash, p->pid);
+	p->stream = ++m->streams;
 }
 
 /* The parent session's last cmd_name hierarchy, for "parent/child"
@@ -117,6 +118,7 @@ void tr2_model_ev_init(struct tr2_model *m, struct tr2_ev *ev, enum tr2_ev_kind 
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = kind;
 	ev->sid = p->sid;
+	ev->stream = p->stream;
 	ev->thread = t->name;
 	ev->time_us = real_ns / 1000;
 	ev->time_ns = (int)(real_ns % 1000);
@@ -159,6 +161,22 @@ static char **dup_vec(const char *const *v)
 	return out;
 }
 
+/* Process p, forked without exec from parent q, continues q's session. */
+static void continue_session(struct tr2_model *m, struct tr2_proc *p, const struct tr2_proc *q)
+{
+	struct tr2_thread *from = tr2_thread_find(m, q->pid), *main;
+
+	p->sid = xstrdup(q->sid);
+	p->stream = ++m->streams;
+	p->start_ns = q->start_ns;
+	p->evt = q->evt ? xstrdup(q->evt) : NULL;
+	p->hierarchy = q->hierarchy ? xstrdup(q->hierarchy) : NULL;
+	main = tr2_thread_get(m, p, p->pid);
+	main->start_ns = p->start_ns;
+	if (from && from->proc == q)
+		tr2_thread_copy_regions(main, from);
+}
+
 void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info)
 {
 	struct tr2_proc *p = tr2_model_proc(m, info->pid);
@@ -167,10 +185,15 @@ void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info)
 	if (!p->ppid)
 		p->ppid = info->ppid;
 	set_parent(m, p);
+	if (info->forked && !p->sid && p->parent && p->parent->sid && p->parent->pid == info->ppid)
+		continue_session(m, p, p->parent);
 	if (!p->start_ns)
 		p->start_ns = sane_start(info->proc_start_ns, info->thread_start_ns);
-	if (info->sid && *info->sid && !p->sid)
+	if (info->sid && *info->sid && !p->sid) {
+		/* a claim: its lines say it, its stream is its own */
 		p->sid = xstrdup(info->sid);
+		p->stream = ++m->streams;
+	}
 	if (info->parent_name && *info->parent_name && !p->parent_name)
 		p->parent_name = xstrdup(info->parent_name);
 	if (info->ancestry) {
@@ -475,7 +498,7 @@ void tr2_model_fork(struct tr2_model *m, uint32_t pid, uint32_t ppid, uint64_t s
 static void end_stream(struct tr2_model *m, struct tr2_proc *p)
 {
 	if (p->sid && m->sink.end)
-		m->sink.end(m->sink.ctx, p->sid);
+		m->sink.end(m->sink.ctx, p->sid, p->stream);
 }
 
 /* Drops p's threads but keep (NULL: all of them). */

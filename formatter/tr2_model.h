@@ -38,10 +38,10 @@ struct tr2_model_sink {
 	/* One event of process pid for every target.  ev and its strings are
 	 * valid during the call. */
 	void (*emit)(void *ctx, uint32_t pid, const struct tr2_ev *ev);
-	/* The process of session id sid has ended without its atexit or signal
-	 * event (killed, or exec replaced its image): each target ends its
-	 * stream (tr2_target_end_process).  NULL: nothing to do. */
-	void (*end)(void *ctx, const char *sid);
+	/* The process of session id sid and stream (tr2_ev) has ended without
+	 * its atexit or signal event (killed, or exec replaced its image): each
+	 * target ends its stream (tr2_target_end_process).  NULL: nothing to do. */
+	void (*end)(void *ctx, const char *sid, uint64_t stream);
 	void *ctx;
 };
 
@@ -58,6 +58,9 @@ struct tr2_thread_info {
 					in-process targets'); NULL or "": none, the model makes one */
 	const char *parent_name;     /* the parent session's cmd_name hierarchy, as git passes it
 					in GIT_TRACE2_PARENT_NAME; NULL: from the process tree */
+	bool forked;                 /* the process was forked and has not called exec since
+					(tr2-bpf: the kernel says so): it continues ppid's
+					session, as git's targets write such a child */
 	const char *const *ancestry; /* the process's ancestors' names, nearest first,
 					NULL-terminated, as the kernel had them (tr2-bpf, at the
 					main thread's first call): a cmd_ancestry call without
@@ -77,7 +80,11 @@ struct tr2_model *tr2_model_new(const struct tr2_model_sink *sink, const char *h
 void tr2_model_free(struct tr2_model *m);
 
 /* Names thread info->tid of process info->pid (made if new), and gives the
- * process its parent, start and sid where it has none yet. */
+ * process its parent, start and sid where it has none yet: for a process
+ * forked without exec (info->forked), its parent's sid, start, EVENT
+ * version, cmd_name hierarchy and the main thread's open regions, as git's
+ * targets write a child forked without exec (its lines under the parent's
+ * sid, t_abs since the parent's start), in a stream of its own. */
 void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info);
 
 /* One runtime call: its events go to the sink (none for timer_start,

@@ -60,6 +60,7 @@ struct tr2_proc {
 	bool gone;
 	uint64_t start_ns;             /* t_abs counts from here */
 	char *sid;                     /* NULL until its first event, or given */
+	uint64_t stream;               /* its session's number (tr2_ev), given with sid */
 	uint64_t unmarked;             /* timer and counter uses dropped, not marked yet */
 	char *evt;                     /* the EVENT version its version event gave; NULL: none yet */
 	char *exec_parent_sid;         /* after exec: the session before it */
@@ -78,6 +79,7 @@ struct tr2_model {
 	char host_hash[16];
 	int64_t mono_to_real_ns;
 	uint64_t events, dropped;
+	uint64_t streams;              /* the sessions numbered so far */
 	struct tr2_proc *procs[TR2_MODEL_BUCKETS];
 	struct tr2_thread *threads[TR2_MODEL_BUCKETS];
 	struct tr2_thread *last;       /* look-up cache: calls come in runs per thread */
@@ -104,6 +106,8 @@ void tr2_thread_name(struct tr2_thread *t, int32_t thread_id, const char *base);
  * -1 when no region was open. */
 void tr2_thread_push(struct tr2_thread *t, uint64_t ts_ns);
 int64_t tr2_thread_pop(struct tr2_thread *t);
+/* t's open regions become those of `from` (a child forked without exec). */
+void tr2_thread_copy_regions(struct tr2_thread *t, const struct tr2_thread *from);
 /* Start of the innermost open region, else of the thread; 0: unknown. */
 uint64_t tr2_thread_since(const struct tr2_thread *t);
 

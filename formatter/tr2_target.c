@@ -23,7 +23,7 @@ int tr2_target_emit(struct tr2_target *t, const struct tr2_ev *ev)
 		t->buf.len = 0;
 		fn(&t->buf, ev, &t->opts);
 		if (t->buf.len)
-			rc = tr2_dst_write(t->dst, ev->sid, t->buf.p, t->buf.len);
+			rc = tr2_dst_write(t->dst, ev->sid, ev->stream, t->buf.p, t->buf.len);
 		t->buf.len = 0;
 
 		/* git writes "too_many_files" right after "version" into the
@@ -35,14 +35,14 @@ int tr2_target_emit(struct tr2_target *t, const struct tr2_ev *ev)
 			tmf.kind = TR2_EV_TOO_MANY_FILES;
 			t->tgt->fn[TR2_EV_TOO_MANY_FILES](&t->buf, &tmf, &t->opts);
 			if (t->buf.len)
-				rc = tr2_dst_write(t->dst, ev->sid, t->buf.p, t->buf.len);
+				rc = tr2_dst_write(t->dst, ev->sid, ev->stream, t->buf.p, t->buf.len);
 			t->buf.len = 0;
 		}
 	}
 	/* The last event of a process: a directory destination closes its
 	 * file, a socket destination its connection. */
 	if (ev->kind == TR2_EV_ATEXIT || ev->kind == TR2_EV_SIGNAL)
-		tr2_dst_end_process(t->dst, ev->sid);
+		tr2_dst_end_process(t->dst, ev->sid, ev->stream);
 	return rc;
 }
 
@@ -57,13 +57,13 @@ void tr2_target_init(struct tr2_target *t, const struct tr2_tgt *tgt,
 	t->opts.state = tgt->state_new ? tgt->state_new() : NULL;
 }
 
-int tr2_target_end_process(struct tr2_target *t, const char *sid)
+int tr2_target_end_process(struct tr2_target *t, const char *sid, uint64_t stream)
 {
 	int rc = 0;
 
 	if (t->tgt->end_process)
-		rc = t->tgt->end_process(t, sid);
-	tr2_dst_end_process(t->dst, sid);
+		rc = t->tgt->end_process(t, sid, stream);
+	tr2_dst_end_process(t->dst, sid, stream);
 	return rc;
 }
 

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "tr2_event.h"
 
 struct tr2_dst;
@@ -51,7 +52,7 @@ struct tr2_tgt {
 	tr2_tgt_fn fn[TR2_EV__COUNT];
 	void *(*state_new)(void);           /* the state the functions find in opts->state */
 	/* At the end of the trace: writes what is still due to t->dst with
-	 * tr2_dst_write, naming each line's process (sid) so that a directory
+	 * tr2_dst_write, naming each line's process (sid, stream) so that a directory
 	 * destination puts it into that process's file.  Returns 0, or -1 when
 	 * the destination failed. */
 	int (*finish)(struct tr2_target *t);
@@ -62,7 +63,7 @@ struct tr2_tgt {
 	 * into that process's file or connection before it is closed; and not
 	 * again at finish.  Returns 0, or -1 when the destination failed.
 	 * NULL: nothing is due (the formats without state, folded). */
-	int (*end_process)(struct tr2_target *t, const char *sid);
+	int (*end_process)(struct tr2_target *t, const char *sid, uint64_t stream);
 };
 
 extern const struct tr2_tgt tr2_tgt_normal;
@@ -105,16 +106,16 @@ void tr2_target_init(struct tr2_target *t, const struct tr2_tgt *tgt,
 		     const struct tr2_tgt_opts *opts, struct tr2_dst *dst);
 
 /*
- * The process with session id sid has ended without an atexit or signal
+ * The process of session id sid and stream (tr2_ev) has ended without an atexit or signal
  * event, which tr2_target_emit takes as its end: it was killed (SIGKILL
  * leaves no signal event), or exec replaced its image (a new sid follows).
  * A stateful format writes what is still due for it (tgt->end_process), then
  * the destination ends the process's stream (tr2_dst_end_process: a
  * directory's file, a socket's connection, as the kernel closes a dead git's
- * socket).  A sid that has ended already, or was never seen, changes
+ * socket).  A process that has ended already, or was never seen, changes
  * nothing.  Returns 0, or -1 when the destination failed.
  */
-int tr2_target_end_process(struct tr2_target *t, const char *sid);
+int tr2_target_end_process(struct tr2_target *t, const char *sid, uint64_t stream);
 
 /*
  * Ends the trace for t: a stateful format writes what is still due (chrome:

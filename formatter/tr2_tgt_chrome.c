@@ -169,7 +169,7 @@ static struct ctx enter(struct tr2_buf *b, const struct tr2_ev *ev, const struct
 	struct ctx c = { .st = opts->state, .ns = tr2_view_ns(ev) };
 	bool new_proc, new_thread;
 
-	c.p = tr2_view_proc(c.st->view, ev->sid, c.ns, &new_proc);
+	c.p = tr2_view_proc(c.st->view, ev->sid, ev->stream, c.ns, &new_proc);
 	c.started = opts->per_process ? &c.p->started : &c.st->started;
 	c.t = tr2_view_thread(c.st->view, c.p, ev->thread, c.ns, &new_thread);
 	if (new_proc || (opts->per_process && !*c.started))
@@ -593,10 +593,10 @@ static int chrome_finish(struct tr2_target *t)
 		if (t->opts.per_process)
 			tr2_buf_addlit(b, "]\n");
 		if (b->len)
-			rc = tr2_dst_write(t->dst, c.p->sid, b->p, b->len);
+			rc = tr2_dst_write(t->dst, c.p->sid, c.p->stream, b->p, b->len);
 	}
 	if (!t->opts.per_process && !rc)
-		rc = st->started ? tr2_dst_write(t->dst, NULL, "]\n", 2) : tr2_dst_write(t->dst, NULL, "[]\n", 3);
+		rc = st->started ? tr2_dst_write(t->dst, NULL, 0, "]\n", 2) : tr2_dst_write(t->dst, NULL, 0, "[]\n", 3);
 	b->len = 0;
 	return rc;
 }
@@ -604,10 +604,10 @@ static int chrome_finish(struct tr2_target *t)
 /* A process ended without atexit or signal (killed, or exec'd): on a
  * per-process destination its document ends now, as chrome_finish would
  * end it, before its file or connection is closed. */
-static int chrome_end_process(struct tr2_target *t, const char *sid)
+static int chrome_end_process(struct tr2_target *t, const char *sid, uint64_t stream)
 {
 	struct chrome *st = t->opts.state;
-	struct ctx c = { .st = st, .p = tr2_view_find(st->view, sid) };
+	struct ctx c = { .st = st, .p = tr2_view_find(st->view, sid, stream) };
 	struct tr2_buf *b = &t->buf;
 	int rc;
 
@@ -619,7 +619,7 @@ static int chrome_end_process(struct tr2_target *t, const char *sid)
 	tr2_view_end(c.p);
 	tr2_buf_addlit(b, "]\n");
 	c.p->started = false;
-	rc = tr2_dst_write(t->dst, c.p->sid, b->p, b->len);
+	rc = tr2_dst_write(t->dst, c.p->sid, c.p->stream, b->p, b->len);
 	b->len = 0;
 	return rc;
 }

@@ -167,7 +167,7 @@ static void fn_any(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr2_
 	struct folded *st = opts->state;
 	int64_t ns = tr2_view_ns(ev);
 	bool is_new;
-	struct tr2_view_proc *p = tr2_view_proc(st->view, ev->sid, ns, &is_new);
+	struct tr2_view_proc *p = tr2_view_proc(st->view, ev->sid, ev->stream, ns, &is_new);
 	struct tr2_view_thread *t = tr2_view_thread(st->view, p, ev->thread, ns, &is_new);
 
 	(void)b;
@@ -230,7 +230,7 @@ static int folded_finish(struct tr2_target *t)
 		tr2_buf_putc(b, ' ');
 		tr2_buf_add_int(b, tr2_view_add(s->ns, 500) / 1000);
 		tr2_buf_putc(b, '\n');
-		rc = tr2_dst_write(t->dst, p->sid, b->p, b->len);
+		rc = tr2_dst_write(t->dst, p->sid, p->stream, b->p, b->len);
 	}
 	b->len = 0;
 	return rc;

@@ -85,6 +85,14 @@ int64_t tr2_thread_pop(struct tr2_thread *t)
 	return t->depth < TR2_NESTING_MAX ? (int64_t)t->region_start[t->depth] : 0;
 }
 
+void tr2_thread_copy_regions(struct tr2_thread *t, const struct tr2_thread *from)
+{
+	t->depth = 0;
+	for (int i = 0; i < from->depth && i < TR2_NESTING_MAX; i++)
+		tr2_thread_push(t, from->region_start[i]);
+	t->depth = from->depth;
+}
+
 uint64_t tr2_thread_since(const struct tr2_thread *t)
 {
 	if (t->depth)

@@ -63,12 +63,12 @@ size_t tr2_view_hash(const char *s)
 	return (size_t)h;
 }
 
-/* The slot holding sid, or the empty one where it goes. */
-static size_t find_slot(struct tr2_view_proc **slots, size_t nslots, const char *sid)
+/* The slot holding process (sid, stream), or the empty one where it goes. */
+static size_t find_slot(struct tr2_view_proc **slots, size_t nslots, const char *sid, uint64_t stream)
 {
-	size_t i = tr2_view_hash(sid) & (nslots - 1);
+	size_t i = (tr2_view_hash(sid) ^ (size_t)stream) & (nslots - 1);
 
-	while (slots[i] && strcmp(slots[i]->sid, sid))
+	while (slots[i] && (slots[i]->stream != stream || strcmp(slots[i]->sid, sid)))
 		i = (i + 1) & (nslots - 1);
 	return i;
 }
@@ -93,12 +93,13 @@ static uint32_t sid_pid(const char *sid)
 	return n == 8 && !*p && pid < TR2_VIEW_ID_BASE ? pid : 0;
 }
 
-struct tr2_view_proc *tr2_view_find(const struct tr2_view *v, const char *sid)
+struct tr2_view_proc *tr2_view_find(const struct tr2_view *v, const char *sid, uint64_t stream)
 {
-	return v->nslots ? v->slots[find_slot(v->slots, v->nslots, sid ? sid : "")] : NULL;
+	return v->nslots ? v->slots[find_slot(v->slots, v->nslots, sid ? sid : "", stream)] : NULL;
 }
 
-struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, int64_t now_ns, bool *is_new)
+struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, uint64_t stream, int64_t now_ns,
+				    bool *is_new)
 {
 	struct tr2_view_proc *p, *same;
 	size_t i;
@@ -106,11 +107,11 @@ struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, int64_t
 	if (!sid)
 		sid = "";
 	*is_new = false;
-	if (v->last && !strcmp(v->last->sid, sid)) {
+	if (v->last && v->last->stream == stream && !strcmp(v->last->sid, sid)) {
 		v->last->last_ns = now_ns;
 		return v->last;
 	}
-	i = find_slot(v->slots, v->nslots, sid);
+	i = find_slot(v->slots, v->nslots, sid, stream);
 	if (!v->slots[i]) {
 		if (2 * (size_t)(v->nprocs + 1) > v->nslots) {
 			struct tr2_view_proc **old = v->slots;
@@ -120,12 +121,13 @@ struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, int64_t
 			v->slots = xcalloc(v->nslots, sizeof(*v->slots));
 			for (size_t j = 0; j < n; j++)
 				if (old[j])
-					v->slots[find_slot(v->slots, v->nslots, old[j]->sid)] = old[j];
+					v->slots[find_slot(v->slots, v->nslots, old[j]->sid, old[j]->stream)] = old[j];
 			free(old);
-			i = find_slot(v->slots, v->nslots, sid);
+			i = find_slot(v->slots, v->nslots, sid, stream);
 		}
 		p = xcalloc(1, sizeof(*p));
 		p->sid = xstrdup(sid);
+		p->stream = stream;
 		p->pid = sid_pid(sid);
 		same = p->pid ? tr2_view_proc_by_pid(v, p->pid) : NULL;
 		if (!p->pid || (same && !same->ended))

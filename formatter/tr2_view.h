@@ -47,6 +47,7 @@ struct tr2_view_child {
 
 struct tr2_view_proc {
 	char *sid;
+	uint64_t stream;         /* with sid, the process's key (tr2_ev's stream) */
 	uint32_t pid;            /* from the sid's last "-P<hex>"; TR2_VIEW_ID_BASE and up when the
 				    sid has none or a process of the view that has not ended
 				    has it already (pid namespaces, merged traces) */
@@ -112,10 +113,11 @@ void tr2_view_free(struct tr2_view *v);
 
 /* The process of sid (NULL counts as ""), made on first sight (*is_new
  * true); its last_ns becomes now_ns. */
-struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, int64_t now_ns, bool *is_new);
+struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, uint64_t stream, int64_t now_ns,
+				    bool *is_new);
 
 /* The process of sid (NULL counts as ""), or NULL when the view has none. */
-struct tr2_view_proc *tr2_view_find(const struct tr2_view *v, const char *sid);
+struct tr2_view_proc *tr2_view_find(const struct tr2_view *v, const char *sid, uint64_t stream);
 
 /* The thread of p named name (NULL counts as "main"), made on first sight. */
 struct tr2_view_thread *tr2_view_thread(struct tr2_view *v, struct tr2_view_proc *p, const char *name,

@@ -13,6 +13,7 @@
 
 /* The longest --category name, bytes (the filter's, as it always was). */
 #define CATEGORY_MAX 62
+#include "tr2_dst.h"
 #include "tr2_tgt.h"
 #include "tr2_tracer.h"
 
@@ -48,6 +49,8 @@ static const char usage[] =
 "      --brief            the BRIEF variant of every format\n"
 "      --event-nesting=N  EVENT's region nesting limit (default 2)\n"
 "      --max-files=N      a directory DEST holds at most N files\n"
+"      --file-mode=MODE   files tr2-bpf creates get MODE (octal; default 0600,\n"
+"                         0640 in a directory with a group of its own)\n"
 "\n"
 "Summary, aggregated by tr2-bpf (no format given: no event stream written):\n"
 "      --summary[=INTERVAL]  region durations and integer data per process, a\n"
@@ -82,7 +85,7 @@ static const char usage[] =
 enum {
 	OPT_NORMAL = 256, OPT_PERF, OPT_EVENT, OPT_CHROME, OPT_FOLDED, OPT_BRIEF, OPT_EVENT_NESTING,
 	OPT_PROBE_NOP, OPT_MAX_FILES, OPT_SUMMARY, OPT_HIST, OPT_SUMMARY_JSON, OPT_SUMMARY_KEYS,
-	OPT_SUMMARY_BY, OPT_CATEGORY, OPT_COMM, OPT_UID, OPT_CGROUP, OPT_DURATION,
+	OPT_SUMMARY_BY, OPT_CATEGORY, OPT_COMM, OPT_UID, OPT_CGROUP, OPT_DURATION, OPT_FILE_MODE,
 };
 
 /* An option's decimal value in [min, max]; else fails with msg (a format
@@ -246,6 +249,7 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 		{ "ring-buffer", required_argument, NULL, 'b' },
 		{ "probe-nop", required_argument, NULL, OPT_PROBE_NOP },
 		{ "max-files", required_argument, NULL, OPT_MAX_FILES },
+		{ "file-mode", required_argument, NULL, OPT_FILE_MODE },
 		{ "summary", optional_argument, NULL, OPT_SUMMARY },
 		{ "hist", no_argument, NULL, OPT_HIST },
 		{ "summary-json", optional_argument, NULL, OPT_SUMMARY_JSON },
@@ -270,6 +274,7 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 	o->ring_bytes = DEFAULT_RING_BYTES;
 	o->probe_nop = -1;
 	o->sum.keys = 8192;
+	o->file_mode = TR2_DST_MODE_PRIVATE;
 	opterr = 0;   /* one line of our own instead of getopt's two */
 	while ((opt = getopt_long(argc, argv, "+:p:u:ab:vVh", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -333,6 +338,14 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 		case OPT_MAX_FILES:
 			o->max_files = parse_number(optarg, 0, 1000000, "bad --max-files '%s': want a number of files");
 			break;
+		case OPT_FILE_MODE: {
+			char *end;
+
+			o->file_mode = (int)strtol(optarg, &end, 8);
+			if (end == optarg || *end || o->file_mode < 0 || o->file_mode > 0777)
+				tr2_fail("bad --file-mode '%s': want an octal mode from 0 to 0777", optarg);
+			break;
+		}
 		case OPT_PROBE_NOP:
 			if (!strcmp(optarg, "auto"))
 				o->probe_nop = -1;

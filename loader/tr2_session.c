@@ -25,11 +25,13 @@ struct item {
 	uint64_t from, to;              /* ITEM_RESUMED; ITEM_LOST: count in from */
 };
 
-/* A thread's literal strings, and where its next batch should start. */
+/* A thread's literal strings, where its next batch should start, and when
+ * it started as the kernel says (0: unknown). */
 struct thread_lits {
 	uint32_t tid;
 	int has_pos;
 	uint64_t next_pos;
+	uint64_t start_ns;
 	struct tr2_literals lits;
 	struct thread_lits *next;
 };
@@ -77,12 +79,12 @@ static void emit(void *ctx, uint32_t pid, const struct tr2_ev *ev)
 		tr2_summary_event(s->summary, pid, ev);
 }
 
-static void end(void *ctx, const char *sid)
+static void end(void *ctx, const char *sid, uint64_t stream)
 {
 	struct tr2_session *s = ctx;
 
 	for (int i = 0; i < s->ntargets; i++)
-		if (!s->dead[i] && tr2_target_end_process(s->targets[i], sid)) {
+		if (!s->dead[i] && tr2_target_end_process(s->targets[i], sid, stream)) {
 			s->dead[i] = 1;
 			s->live_targets--;
 		}
@@ -182,6 +184,17 @@ static struct tr2_rec_thread_info *take_info(struct tr2_session *s, uint32_t tid
 
 static struct thread_lits *lits_of(struct tr2_session *s, uint32_t tid);
 
+/* A call's time as the process wrote it, ts, within what the kernel says
+ * (a process writes what it likes into its buffer): no later than the copy
+ * that carried it (batch it), no earlier than its thread's start (start;
+ * 0: unknown). */
+static uint64_t call_time(const struct item *it, uint64_t start, uint64_t ts)
+{
+	if (ts > it->hdr.ts_ns)
+		return it->hdr.ts_ns;
+	return ts < start ? start : ts;
+}
+
 /* A batch whose calls (from `off` on) cannot be decoded: they are lost,
  * the thread's open regions lose their start times, and its literal ids
  * are not trusted until its next epoch (the lost calls may define some). */
@@ -218,6 +231,7 @@ void tr2_session_record(struct tr2_session *s, const struct tr2_rec *hdr, const 
 		/* its first call's time; one that does not parse breaks it at once */
 		if (tr2_batch_peek(it->data, it->len, 0, &it->ts) < 0)
 			it->ts = hdr->ts_ns;
+		it->ts = call_time(it, 0, it->ts);
 		break;
 	default:
 		/* a thread gone before its first batch came: its announce too */
@@ -286,6 +300,7 @@ static void announce(struct tr2_session *s, struct tr2_rec_thread_info *r)
 		.pid = r->hdr.pid, .tid = r->hdr.tid, .ppid = (uint32_t)r->hdr.num[0],
 		.proc_start_ns = (uint64_t)r->hdr.num[1], .thread_start_ns = (uint64_t)r->hdr.num[2],
 		.thread_id = r->hdr.thread_id, .base_name = r->base_name, .sid = r->sid,
+		.forked = r->hdr.flags & TR2_REC_FORKED,
 		.ancestry = n ? names : NULL,
 	};
 
@@ -326,6 +341,7 @@ static int batch_step(struct tr2_session *s, struct item *it)
 
 	if (it->info) {
 		announce(s, it->info);
+		lits_of(s, it->hdr.tid)->start_ns = (uint64_t)it->info->hdr.num[it->hdr.tid == it->hdr.pid ? 1 : 2];
 		free(it->info);
 		it->info = NULL;
 	}
@@ -355,6 +371,7 @@ static int batch_step(struct tr2_session *s, struct item *it)
 		it->calls_left--;
 		tr2_model_lost(s->model, it->hdr.pid, 1, it->ts);
 	} else {
+		s->dec.call.ts_ns = call_time(it, lits_of(s, it->hdr.tid)->start_ns, s->dec.call.ts_ns);
 		if (s->dec.call.probe < TRACE2__P_timer_start)
 			it->calls_left--;
 		if (s->dec.call.ts_ns >= s->since_ns && !filtered(s, &s->dec.call))
@@ -363,6 +380,7 @@ static int batch_step(struct tr2_session *s, struct item *it)
 	r = tr2_batch_peek(it->data, it->len, it->off, &it->ts);
 	if (r < 0)
 		batch_broken(s, it);
+	it->ts = call_time(it, 0, it->ts);
 	return r > 0;
 }
 

@@ -871,7 +871,7 @@ void tr2_summary_print(struct tr2_summary *s, uint64_t now_ns, int final)
 		fwrite(b.p, 1, b.len, stdout);
 		fflush(stdout);
 	}
-	if (s->json && tr2_dst_write(s->json, "tr2-bpf-summary", js.p, js.len))
+	if (s->json && tr2_dst_write(s->json, "tr2-bpf-summary", 0, js.p, js.len))
 		s->json = NULL;   /* reported once by tr2_dst_write */
 	tr2_buf_free(&b);
 	tr2_buf_free(&js);

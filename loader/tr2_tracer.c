@@ -109,7 +109,7 @@ void tr2_tracer_open_targets(struct tracer *tr)
 
 	for (int i = 0; i < o->nformats; i++) {
 		struct tr2_tgt_opts topts = { .brief = o->brief, .event_nesting = o->event_nesting };
-		struct tr2_dst *dst = tr2_dst_open(o->formats[i].dest, err, sizeof(err));
+		struct tr2_dst *dst = tr2_dst_open(o->formats[i].dest, o->file_mode, err, sizeof(err));
 
 		if (!dst)
 			tr2_fail("%s", err);
@@ -180,22 +180,33 @@ static void attach_and_continue(struct tracer *tr, pid_t pid, int held, uint64_t
 
 /* ---- losses: the events the eBPF side could not send ---- */
 
-static uint64_t lost_in_bpf(struct tr2_bpf *skel)
+/* The eBPF side's count `key` of map lost, summed over the CPUs. */
+static uint64_t count_in_bpf(struct tr2_bpf *skel, uint32_t key)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t *v, sum = 0;
-	uint32_t zero = 0;
 
 	if (ncpu <= 0)
 		return 0;
 	v = calloc(ncpu, sizeof(*v));
 	if (!v)
 		abort();
-	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &zero, v))
+	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &key, v))
 		for (int i = 0; i < ncpu; i++)
 			sum += v[i];
 	free(v);
 	return sum;
+}
+
+/* Events the eBPF side lost; of them, copies that found a buffer damaged. */
+static uint64_t lost_in_bpf(struct tr2_bpf *skel)
+{
+	return count_in_bpf(skel, 0);
+}
+
+static uint64_t damaged_in_bpf(struct tr2_bpf *skel)
+{
+	return count_in_bpf(skel, 1);
 }
 
 /* Process pid has lost `total` events so far: marks those not marked yet,
@@ -224,6 +235,7 @@ static void mark_losses(struct tracer *tr)
 	int fd = bpf_map__fd(tr->skel->maps.lost_by_pid);
 	__u32 key, next, *prev = NULL;
 	__u64 total, all = lost_in_bpf(tr->skel);
+	uint64_t now;
 
 	/* Walk the per-process counts only when the total grew: a walk costs a
 	 * scan of the whole hash table, even an empty one. */
@@ -231,11 +243,16 @@ static void mark_losses(struct tracer *tr)
 		return;
 	tr->lost_marked = all;
 
+	/* The records sent before now first: a process that ended meanwhile
+	 * has its losses marked before its end (forget_losses), not after it
+	 * in a stream of its own. */
+	now = tr2_mono_ns();
+	tr2_ring_consume(tr->ring);
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
 		if (!bpf_map_lookup_elem(fd, &key, &total))
-			mark_loss(tr, key, total, tr2_mono_ns());
+			mark_loss(tr, key, total, now);
 	}
 }
 
@@ -348,7 +365,7 @@ static struct tr2_summary *setup_summary(struct tracer *tr, int64_t mono_to_real
 	if (!o->on)
 		return NULL;
 	if (o->json_set) {
-		tr->summary_json = tr2_dst_open(o->json_dest, err, sizeof(err));
+		tr->summary_json = tr2_dst_open(o->json_dest, tr->opts->file_mode, err, sizeof(err));
 		if (!tr->summary_json)
 			tr2_fail("%s", err);
 	}
@@ -566,7 +583,7 @@ int tr2_tracer_report(struct tracer *tr, int poll_failed)
 {
 	const struct tr2_opts *o = tr->opts;
 	int aggregated = tr->summary && !o->nformats;   /* the aggregated events are the ones handled */
-	char err[512], lines[64], procs[64];
+	char err[512], lines[64], procs[64], damaged[64];
 	uint64_t dropped = 0;
 	int incomplete;
 
@@ -587,12 +604,13 @@ int tr2_tracer_report(struct tracer *tr, int poll_failed)
 	}
 	for (int i = 0; i < o->nformats; i++)
 		dropped += tr2_dst_dropped(tr->targets[i].dst, NULL, NULL);
-	fprintf(stderr, "tr2-bpf: %llu events, %llu lost%s%s\n",
+	fprintf(stderr, "tr2-bpf: %llu events, %llu lost%s%s%s\n",
 		(unsigned long long)(tr2_session_events(tr->session) -
 				     (aggregated ? tr2_summary_lost(tr->summary) : 0)),
 		(unsigned long long)(lost_in_bpf(tr->skel) + tr->decode_errors +
 				     tr2_session_lost_calls(tr->session) +
 				     (aggregated ? tr2_summary_lost(tr->summary) : 0)),
+		count_of(damaged, sizeof(damaged), damaged_in_bpf(tr->skel), "damaged buffer", "damaged buffers"),
 		count_of(lines, sizeof(lines), dropped, "line dropped", "lines dropped"),
 		count_of(procs, sizeof(procs), tr->untraced, "process not traced", "processes not traced"));
 	incomplete = poll_failed || dropped || tr->untraced;

@@ -19,7 +19,7 @@ $(BUILD)/tests/test_summary: tests/loader/test_summary.c loader/tr2_summary.c lo
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -o $@ tests/loader/test_summary.c loader/tr2_summary.c \
 		$(BUILD)/libtr2fmt.a $(LDFLAGS) -lcmocka $(FMT_LIBS)
 
-.PHONY: test-loader test-e2e test-reliability test-shapes test-summary test-viewers test-harm test-host test-cmd test-af-unix test-batch
+.PHONY: test-loader test-e2e test-reliability test-shapes test-summary test-viewers test-harm test-host test-hostile test-cmd test-af-unix test-batch
 test-loader: $(LOADER_TESTS)
 	@for t in $(LOADER_TESTS); do $$t || exit 1; done
 
@@ -42,6 +42,9 @@ test-harm: all ; tests/e2e/harm.sh
 # tr2-bpf -a and the filters (issue 17)
 test-host: all ; tests/e2e/host.sh
 
+# tr2-bpf -a among untrusted processes (issue 33)
+test-hostile: all ; tests/e2e/hostile.sh
+
 test-summary: all ; tests/e2e/summary.sh
 
 # The batched event path: nothing left behind, live, bounded (issue 26)
@@ -61,7 +64,7 @@ test-af-unix: all ; tests/e2e/af_unix.sh
 # --chrome and --folded in speedscope, in headless Chromium (skips without)
 test-viewers: all ; tests/e2e/viewers.sh
 
-TESTS += test-loader test-e2e test-reliability test-shapes test-summary test-batch test-cmd test-viewers test-harm test-host test-af-unix
+TESTS += test-loader test-e2e test-reliability test-shapes test-summary test-batch test-cmd test-viewers test-harm test-host test-hostile test-af-unix
 
 # The end-to-end suites in QEMU guests of Debian's kernels 5.10, 6.1 and
 # 6.12 (issue 32; tests/kernels/run.sh says which suites on which kernel).

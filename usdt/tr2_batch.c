@@ -92,7 +92,11 @@ static struct tr2_tbuf *acquire(void)
 		pthread_mutex_unlock(&pool.lock);
 	}
 	if (!b) {
-		b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		/* every page present: the eBPF side cannot fault one in, and a
+		 * page that only padding covers is never written (a batch over
+		 * it was lost whole) */
+		b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+			 -1, 0);
 		if (b == MAP_FAILED)
 			return NULL;
 		b->magic = TR2_TBUF_MAGIC;
@@ -163,6 +167,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Padding of `pad` bytes at data offset off, up to the end of the data. */
+static void put_pad(struct tr2_tbuf *b, uint32_t off, uint32_t pad)
+{
+	struct tr2_wire w = { .size = (uint16_t)pad, .probe = TR2_WIRE_PAD };
+
+	memcpy(b->data + off, &w, 4);
+}
+
 void tr2_batch_call(const struct tr2_call *c)
 {
 	struct tr2_tbuf *b = self ? self : acquire();
@@ -190,6 +202,15 @@ void tr2_batch_call(const struct tr2_call *c)
 			goto dropped;   /* only the outermost call sends a batch */
 		}
 		trap(b, now);
+		if (pad + e.size > TR2_TBUF_DATA) {
+			/* the call fits only at the data's start: the padding up
+			 * to there goes in a batch of its own first */
+			put_pad(b, off, pad);
+			start = b->wpos += pad;
+			__atomic_store_n(&b->pos, b->wpos, __ATOMIC_RELEASE);
+			trap(b, now);
+			off = 0;
+		}
 		tr2_wire_measure(c, &b->literals, &e);   /* a new epoch: its literals defined again */
 		pad = off + e.size > TR2_TBUF_DATA ? TR2_TBUF_DATA - off : 0;
 	}
@@ -203,9 +224,7 @@ void tr2_batch_call(const struct tr2_call *c)
 	b->reserving = 0;
 	__asm__ __volatile__("" ::: "memory");
 	if (pad) {
-		struct tr2_wire w = { .size = (uint16_t)pad, .probe = TR2_WIRE_PAD };
-
-		memcpy(b->data + off, &w, 4);
+		put_pad(b, off, pad);
 		off = 0;
 	}
 	tr2_wire_write(b->data + off, c, &e, b->depth, now, flags);

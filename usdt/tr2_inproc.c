@@ -445,10 +445,10 @@ static void open_target(const char *var, const char *brief_var, const struct tr2
 		}
 		pipe = S_ISFIFO(st.st_mode);
 		fd_value[0] = (char)('0' + fd);
-		d = tr2_dst_open(fd_value, NULL, 0);
+		d = tr2_dst_open(fd_value, TR2_DST_MODE_GIT, NULL, 0);
 		break;
 	case TR2_SYSENV_PATH:
-		d = tr2_dst_open(value, NULL, 0);
+		d = tr2_dst_open(value, TR2_DST_MODE_GIT, NULL, 0);
 		e = errno;
 		if (d) {
 			pipe = !stat(value, &st) && S_ISFIFO(st.st_mode);
@@ -467,7 +467,7 @@ static void open_target(const char *var, const char *brief_var, const struct tr2
 		}
 		break;
 	case TR2_SYSENV_AF_UNIX:
-		d = tr2_dst_open(value, NULL, 0);
+		d = tr2_dst_open(value, TR2_DST_MODE_GIT, NULL, 0);
 		if (!d && proc.debug)
 			git_warning("trace2: could not connect to socket '%s' for '%s' tracing: %s",
 				    socket_path, var, strerror(errno));

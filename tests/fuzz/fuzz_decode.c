@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tr2_summary_set_keys(sum, 16);
 	tr2_summary_set_per_program(sum, size & 1);
 	tr2_session_set_summary(s, sum);
-	if (size > offsetof(struct tr2_rec, pad) && data[offsetof(struct tr2_rec, pad)] & 2)
+	if (size > offsetof(struct tr2_rec, flags) && data[offsetof(struct tr2_rec, flags)] & 2)
 		tr2_session_set_categories(s, categories, 2);
 	while (size) {
 		size_t len = size;
@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			tr2_session_record(s, &h, data, len);
 			if ((h.kind == TR2_REC_EXECVE || h.kind == TR2_REC_NEW_OBJECT) && h.num[0])
 				tr2_session_resumed(s, h.pid, h.ts_ns, h.ts_ns + 250000);
-			if (h.pad & 1)
+			if (h.flags & 1)
 				tr2_session_flush(s, h.ts_ns > TR2_SESSION_DELAY_NS ?
 							     h.ts_ns - TR2_SESSION_DELAY_NS : 0);
 			(void)tr2_session_writing(s);

@@ -34,7 +34,7 @@ static inline void fuzz_targets_open(struct fuzz_targets *ft)
 	for (int i = 0; i < FUZZ_NTARGETS; i++) {
 		/* BRIEF for 3..5; EVENT: no nesting limit (tr2-fmt's default), and git's default 2 */
 		struct tr2_tgt_opts opts = { .brief = i >= 3 && i < 6, .event_nesting = i >= 3 ? 2 : INT_MAX };
-		struct tr2_dst *dst = tr2_dst_open("/dev/null", err, sizeof(err));
+		struct tr2_dst *dst = tr2_dst_open("/dev/null", TR2_DST_MODE_GIT, err, sizeof(err));
 
 		if (!dst) {
 			fprintf(stderr, "fuzz: failed to open /dev/null: %s\n", err);

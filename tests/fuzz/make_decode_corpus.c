@@ -64,7 +64,7 @@ static void add(size_t n)
  * waited more than TR2_SESSION_DELAY_NS before it is written. */
 static void flush_here(void)
 {
-	out[last + offsetof(struct tr2_rec, pad)] |= 1;
+	out[last + offsetof(struct tr2_rec, flags)] |= 1;
 }
 
 static void save(const char *name)
@@ -494,7 +494,7 @@ static void categories(void)
 {
 	struct rb_thread *m = main_thread(PID, 1, "");
 
-	out[offsetof(struct tr2_rec, pad)] = 2;
+	out[offsetof(struct tr2_rec, flags)] = 2;
 	kind(m, P(version));
 	kind(m, P(region_enter));
 	CALL(m, region_enter, .s = { "other", "x" }, .literals = 2 | 4);

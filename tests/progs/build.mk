@@ -51,7 +51,8 @@ $(TEST_PROGS_DIR)/tr2_ancestry: tests/progs/tr2_ancestry.c $(BUILD)/libtr2.a usd
 TEST_PROGS += $(TEST_PROGS_DIR)/tr2_batch
 ALL += $(TEST_PROGS_DIR)/tr2_batch
 
-$(TEST_PROGS_DIR)/tr2_batch: tests/progs/tr2_batch.c $(BUILD)/libtr2.a usdt/trace2.h bpf/tr2_record.h
+$(TEST_PROGS_DIR)/tr2_batch: tests/progs/tr2_batch.c tests/progs/tr2_find_tbuf.h $(BUILD)/libtr2.a usdt/trace2.h \
+			     bpf/tr2_record.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
 
@@ -127,3 +128,13 @@ ALL += $(TEST_PROGS_DIR)/tr2_inherit
 $(TEST_PROGS_DIR)/tr2_inherit: tests/progs/tr2_inherit.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+# tr2_hostile: what another user's process may do to tr2-bpf -a, and a
+# victim beside it (tests/e2e/hostile.sh).  It reads bpf/tr2_record.h.
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_hostile
+ALL += $(TEST_PROGS_DIR)/tr2_hostile
+
+$(TEST_PROGS_DIR)/tr2_hostile: tests/progs/tr2_hostile.c tests/progs/tr2_find_tbuf.h $(BUILD)/libtr2.a \
+			       usdt/trace2.h bpf/tr2_record.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a

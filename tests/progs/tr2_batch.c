@@ -44,7 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tr2_record.h"
+#include "tr2_find_tbuf.h"
 
 static void pending(const char *how)
 {
@@ -137,31 +137,6 @@ static int run_threads(long n)
 	}
 	printf("rss-end %ld\n", rss_kib());
 	return trace2_cmd_exit(0);
-}
-
-/* The calling thread's buffer: an anonymous mapping that starts with the
- * magic and names this thread as its owner. */
-static struct tr2_tbuf *find_buffer(void)
-{
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-	struct tr2_tbuf *found = NULL;
-
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-		char perms[8];
-
-		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && perms[0] == 'r' && perms[1] == 'w' &&
-		    hi - lo >= sizeof(struct tr2_tbuf) && !strchr(line, '/') && !strchr(line, '[')) {
-			struct tr2_tbuf *b = (struct tr2_tbuf *)lo;
-
-			if (b->magic == TR2_TBUF_MAGIC && b->owner == (uint32_t)gettid())
-				found = b;
-		}
-	}
-	if (f)
-		fclose(f);
-	return found;
 }
 
 static int run_hostile(void)

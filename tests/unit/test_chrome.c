@@ -29,7 +29,7 @@ static void open_target(struct tr2_target *t, const struct tr2_tgt *tgt, char *p
 		assert_true(fd >= 0);
 		close(fd);
 	}
-	d = tr2_dst_open(path, err, sizeof(err));
+	d = tr2_dst_open(path, TR2_DST_MODE_GIT, err, sizeof(err));
 	assert_non_null(d);
 	tr2_target_init(t, tgt, &opts, d);
 }
@@ -279,9 +279,9 @@ static void test_chrome_end_process(void **state)
 	ev.key = "n";
 	ev.value = "1";
 	tr2_target_emit(&t, &ev);
-	assert_int_equal(tr2_target_end_process(&t, SID), 0);
-	assert_int_equal(tr2_target_end_process(&t, SID), 0);        /* again: nothing */
-	assert_int_equal(tr2_target_end_process(&t, "unknown"), 0);  /* never seen: nothing */
+	assert_int_equal(tr2_target_end_process(&t, SID, 0), 0);
+	assert_int_equal(tr2_target_end_process(&t, SID, 0), 0);        /* again: nothing */
+	assert_int_equal(tr2_target_end_process(&t, "unknown", 0), 0);  /* never seen: nothing */
 	snprintf(path, sizeof(path), "%s/%s", dir, "20261121T202608.011966Z-H0a7c9cdf-P00000eef");
 	assert_int_equal(tr2_target_finish(&t), 0);
 	tr2_dst_close(t.dst);

@@ -104,13 +104,13 @@ static const char *captured_stderr(void)
 
 static int w(struct tr2_dst *d, const char *sid, const char *line)
 {
-	return tr2_dst_write(d, sid, line, strlen(line));
+	return tr2_dst_write(d, sid, 0, line, strlen(line));
 }
 
 static struct tr2_dst *must_open(const char *value)
 {
 	char err[256] = "";
-	struct tr2_dst *d = tr2_dst_open(value, err, sizeof(err));
+	struct tr2_dst *d = tr2_dst_open(value, TR2_DST_MODE_GIT, err, sizeof(err));
 
 	if (!d)
 		fail_msg("tr2_dst_open(%s): %s", value, err);
@@ -121,7 +121,7 @@ static void assert_open_error(const char *value, const char *want)
 {
 	char err[256] = "";
 
-	assert_null(tr2_dst_open(value, err, sizeof(err)));
+	assert_null(tr2_dst_open(value, TR2_DST_MODE_GIT, err, sizeof(err)));
 	assert_string_equal(err, want);
 }
 
@@ -148,11 +148,11 @@ static void test_open_errors(void **state)
 	{
 		char err[256];
 
-		assert_null(tr2_dst_open(longpath, err, sizeof(err)));
+		assert_null(tr2_dst_open(longpath, TR2_DST_MODE_GIT, err, sizeof(err)));
 		assert_non_null(strstr(err, "longer than 107 bytes"));
 	}
 	/* a NULL or too small err buffer is fine */
-	assert_null(tr2_dst_open("x", NULL, 0));
+	assert_null(tr2_dst_open("x", TR2_DST_MODE_GIT, NULL, 0));
 	tr2_dst_close(NULL);
 }
 
@@ -226,8 +226,8 @@ static void test_dir_naming(void **state)
 	assert_string_equal(slurp(path_in(dir, "no-sid")), "none\n");
 
 	/* after its end, a process's file is closed and forgotten */
-	tr2_dst_end_process(d, "P3");
-	tr2_dst_end_process(d, "never-seen");
+	tr2_dst_end_process(d, "P3", 0);
+	tr2_dst_end_process(d, "never-seen", 0);
 	assert_int_equal(w(d, "P3", "p3 again\n"), 0);
 	assert_string_equal(slurp(path_in(dir, "P3.1")), "p3 again\n");
 	assert_int_equal(w(d, "P1/P2", "p2 c\n"), 0);
@@ -244,6 +244,116 @@ static void test_dir_naming(void **state)
 
 /* git tries the name and ".1" to ".9"; then the process's lines are lost,
  * which is reported once and counted, and the other processes' files go on */
+/* one file per stream: two processes that claim one sid get one each, and
+ * the end of one leaves the other's open */
+static void test_dir_streams(void **state)
+{
+	char dir[256];
+	struct tr2_dst *d;
+
+	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, "streams");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	d = must_open(dir);
+	assert_int_equal(tr2_dst_write(d, "A/S", 1, "victim a\n", 9), 0);
+	assert_int_equal(tr2_dst_write(d, "A/S", 2, "claimant\n", 9), 0);
+	assert_int_equal(tr2_dst_write(d, "A/S", 1, "victim b\n", 9), 0);
+	tr2_dst_end_process(d, "A/S", 2);
+	assert_int_equal(tr2_dst_write(d, "A/S", 1, "victim c\n", 9), 0);
+	tr2_dst_close(d);
+	assert_string_equal(slurp(path_in(dir, "S")), "victim a\nvictim b\nvictim c\n");
+	assert_string_equal(slurp(path_in(dir, "S.1")), "claimant\n");
+	assert_int_equal(count_entries(dir), 2);
+}
+
+/* a sid whose last part cannot name a file gets a name made from it, and
+ * its lines are written */
+static void test_dir_unnamable_sids(void **state)
+{
+	static const char *const sids[] = { "A/", ".", "..", ".hidden", "a\tb", "git-trace2-discard",
+					    "x\xc3\xa9" };
+	char dir[256], longsid[700];
+	struct tr2_dst *d;
+	struct dirent *e;
+	DIR *dirp;
+
+	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, "unnamable");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	d = must_open(dir);
+	tr2_dst_set_max_files(d, 100);
+	memset(longsid, 'L', sizeof(longsid) - 1);
+	longsid[sizeof(longsid) - 1] = '\0';
+	assert_int_equal(w(d, longsid, "long\n"), 0);
+	for (size_t i = 0; i < sizeof(sids) / sizeof(sids[0]); i++)
+		assert_int_equal(w(d, sids[i], "odd\n"), 0);
+	assert_int_equal(w(d, "ok-P1", "ok\n"), 0);
+	assert_int_equal(tr2_dst_dropped(d, NULL, NULL), 0);
+	tr2_dst_close(d);
+	assert_int_equal(count_entries(dir), 2 + (int)(sizeof(sids) / sizeof(sids[0])));
+	assert_string_equal(slurp(path_in(dir, "ok-P1")), "ok\n");
+	/* the others: "sid-" and 16 hex digits, none of them the sentinel */
+	dirp = opendir(dir);
+	while ((e = readdir(dirp)))
+		if (e->d_name[0] != '.' && strcmp(e->d_name, "ok-P1")) {
+			assert_int_equal(strlen(e->d_name), 20);
+			assert_int_equal(strspn(e->d_name + 4, "0123456789abcdef"), 16);
+			assert_memory_equal(e->d_name, "sid-", 4);
+		}
+	closedir(dirp);
+}
+
+/* The mode of the file a path destination with file_mode creates at path. */
+static mode_t created_mode(const char *path, int file_mode)
+{
+	char err[256];
+	struct tr2_dst *d = tr2_dst_open(path, file_mode, err, sizeof(err));
+	struct stat st;
+
+	assert_non_null(d);
+	tr2_dst_close(d);
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+/* files are created with the destination's mode: git's (less the umask),
+ * or private: 0600, 0640 and the directory's group where it has another */
+static void test_file_modes(void **state)
+{
+	char dir[256], grouped[256], path[300];
+	struct tr2_dst *d;
+	struct stat st;
+	char err[256];
+	mode_t old = umask(022);
+
+	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, "modes");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	d = tr2_dst_open(dir, TR2_DST_MODE_PRIVATE, err, sizeof(err));
+	assert_non_null(d);
+	assert_int_equal(w(d, "P1", "x\n"), 0);
+	tr2_dst_close(d);
+	assert_int_equal(stat(path_in(dir, "P1"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	snprintf(path, sizeof(path), "%s/private.perf", dir);
+	assert_int_equal(created_mode(path, TR2_DST_MODE_PRIVATE), 0600);
+	snprintf(path, sizeof(path), "%s/git.perf", dir);
+	assert_int_equal(created_mode(path, TR2_DST_MODE_GIT), 0644);
+	snprintf(path, sizeof(path), "%s/given.perf", dir);
+	assert_int_equal(created_mode(path, 0640), 0640);
+
+	/* a directory with a group of its own (root can give it one) */
+	snprintf(grouped, sizeof(grouped), "%s/%s", tmpdir, "grouped");
+	assert_int_equal(mkdir(grouped, 0750), 0);
+	if (geteuid() == 0 && chown(grouped, (uid_t)-1, getegid() + 1) == 0) {
+		d = tr2_dst_open(grouped, TR2_DST_MODE_PRIVATE, err, sizeof(err));
+		assert_non_null(d);
+		assert_int_equal(w(d, "P2", "y\n"), 0);
+		tr2_dst_close(d);
+		assert_int_equal(stat(path_in(grouped, "P2"), &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0640);
+		assert_int_equal(st.st_gid, getegid() + 1);
+	}
+	umask(old);
+}
+
 static void test_dir_collisions_exhausted(void **state)
 {
 	char dir[256];
@@ -376,7 +486,7 @@ static void test_dir_many_processes(void **state)
 	/* ending processes frees their slots; the table survives removals */
 	for (int i = 0; i < 300; i += 2) {
 		snprintf(sid, sizeof(sid), "parent/P%03d", i);
-		tr2_dst_end_process(d, sid);
+		tr2_dst_end_process(d, sid, 0);
 	}
 	for (int i = 1; i < 300; i += 2) {
 		snprintf(sid, sizeof(sid), "parent/P%03d", i);
@@ -459,7 +569,7 @@ static void test_af_unix_dgram(void **state)
 	{
 		char err[256];
 
-		assert_null(tr2_dst_open(value, err, sizeof(err)));
+		assert_null(tr2_dst_open(value, TR2_DST_MODE_GIT, err, sizeof(err)));
 		assert_non_null(strstr(err, "Protocol wrong type for socket"));
 	}
 	close(sfd);
@@ -532,13 +642,13 @@ static void test_af_unix_per_process(void **state)
 	assert_int_equal(open_fds() - before, 3 + 3);  /* and the 3 accepted */
 
 	/* B ends: its connection closes now, the others stay */
-	tr2_dst_end_process(d, "A/B");
+	tr2_dst_end_process(d, "A/B", 0);
 	assert_string_equal(read_conn(cb), "b1\nb2\n");
 	assert_int_equal(open_fds() - before, 2 + 2);
 	assert_int_equal(w(d, "A", "a3\n"), 0);
-	tr2_dst_end_process(d, "A");
+	tr2_dst_end_process(d, "A", 0);
 	assert_string_equal(read_conn(ca), "a1\na2\na3\n");
-	tr2_dst_end_process(d, "never-seen");
+	tr2_dst_end_process(d, "never-seen", 0);
 
 	/* a line after a process's end: a new connection, as a new file */
 	assert_int_equal(w(d, "A", "late\n"), 0);
@@ -602,7 +712,7 @@ static void test_af_unix_bound(void **state)
 	assert_int_equal(procs, 2);
 	assert_int_equal(refused, 2);
 	/* the refused stay refused; a process that comes after an end connects */
-	tr2_dst_end_process(d, "P7");
+	tr2_dst_end_process(d, "P7", 0);
 	assert_int_equal(w(d, "late", "three\n"), 0);
 	assert_int_equal(w(d, "new", "n1\n"), 0);
 	assert_int_equal(tr2_dst_dropped(d, NULL, NULL), 4);
@@ -652,7 +762,7 @@ static void test_af_unix_peer_gone(void **state)
 	assert_string_equal(captured_stderr(), want);
 	assert_int_equal(tr2_dst_dropped(d, &procs, NULL), 2);
 	assert_int_equal(procs, 1);
-	tr2_dst_end_process(d, "B");
+	tr2_dst_end_process(d, "B", 0);
 	assert_string_equal(read_conn(cb), "b1\nb2\n");
 
 	/* the listener is gone: new processes cannot connect; counted */
@@ -690,7 +800,7 @@ static void test_af_unix_dgram_per_process(void **state)
 	assert_memory_equal(buf, "a2\n", 3);
 	assert_int_equal(recv(sfd, buf, sizeof(buf), 0), 3);
 	assert_memory_equal(buf, "b1\n", 3);
-	tr2_dst_end_process(d, "A");
+	tr2_dst_end_process(d, "A", 0);
 	assert_int_equal(open_fds() - before, 1);
 
 	close(sfd);
@@ -799,9 +909,9 @@ static void test_target_ends_connection(void **state)
 	ev = version_ev("T2");
 	assert_int_equal(tr2_target_emit(&t, &ev), 0);
 	c2 = accept(lfd, NULL, NULL);
-	assert_int_equal(tr2_target_end_process(&t, "T2"), 0);
+	assert_int_equal(tr2_target_end_process(&t, "T2", 0), 0);
 	assert_string_equal(read_conn(c2), "version 2.39.5\n");
-	assert_int_equal(tr2_target_end_process(&t, "T2"), 0);  /* again: nothing */
+	assert_int_equal(tr2_target_end_process(&t, "T2", 0), 0);  /* again: nothing */
 
 	close(lfd);
 	unlink(path);
@@ -853,6 +963,9 @@ int main(void)
 		cmocka_unit_test(test_af_unix_peer_gone),
 		cmocka_unit_test(test_af_unix_dgram_per_process),
 		cmocka_unit_test(test_write_failures_reported_once),
+		cmocka_unit_test(test_dir_streams),
+		cmocka_unit_test(test_dir_unnamable_sids),
+		cmocka_unit_test(test_file_modes),
 		cmocka_unit_test(test_target_emit),
 		cmocka_unit_test(test_target_atexit_closes),
 		cmocka_unit_test(test_target_ends_connection),

@@ -32,7 +32,7 @@ static void sink_emit(void *ctx, uint32_t pid, const struct tr2_ev *ev)
 		snprintf(o->sids[o->nsids++], sizeof(o->sids[0]), "%s", ev->sid);
 }
 
-static void sink_end(void *ctx, const char *sid)
+static void sink_end(void *ctx, const char *sid, uint64_t stream)
 {
 	((struct out *)ctx)->ends++;
 }
