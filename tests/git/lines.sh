@@ -24,7 +24,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd)
 tr2bpf=$build/tr2-bpf
-gitdir=${2:-$build/git}
+gitdir=$(cd "${2:-$build/git}" && pwd)
 git=$gitdir/bin/git
 testtool=$gitdir/src/t/helper/test-tool
 for f in "$tr2bpf" "$git" "$testtool"; do

@@ -30,7 +30,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd)
 tr2bpf=$build/tr2-bpf
-gitdir=${2:-$build/git}
+gitdir=$(cd "${2:-$build/git}" && pwd)
 t=$gitdir/src/t
 jobs=${GITSUITE_JOBS:-2}
 rss_slack_kb=4096

@@ -21,7 +21,7 @@
 # a run failed or tr2-bpf lost an event.
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd)
-gitdir=${2:-$build/git}
+gitdir=$(cd "${2:-$build/git}" && pwd)
 t=$gitdir/src/t
 [ -x "$t/helper/test-tool" ] || { echo "t021x: no $gitdir/src (make git)" >&2; exit 2; }
 . "$here/../lib.sh"
