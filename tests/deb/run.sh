@@ -78,8 +78,7 @@ install ok installed libtr2-dev" "$(installed)"
 	# times, and the site of atexit, which git writes from its target).
 	if contrib/git/checkout.sh "$B" 2.39.5 "$T/git" > "$T/git-checkout.out" 2>&1; then
 		make -C "$T/git" -j"$(nproc)" USE_TR2=YesPlease git > "$T/git-make.out" 2>&1
-		expect_eq "git 2.39.5 with the series: make USE_TR2=YesPlease git against the package" \
-			0 "$?:$(grep -E 'error|No such file' "$T/git-make.out" | head -3)"
+		expect_eq "git 2.39.5 with the series: make USE_TR2=YesPlease git against the package" 0 "$?"
 		expect_eq "git links libtr2.a, not libtr2.so" "" "$(ldd "$T/git/git" | grep libtr2)"
 		(cd "$T/git" && GIT_TRACE2_EVENT="$T/git.event" /usr/bin/tr2-bpf --event="$T/tr2.event" \
 			-- ./git rev-parse --git-dir > /dev/null 2> "$T/git-bpf.err")
