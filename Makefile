@@ -57,7 +57,7 @@ install:
 # are empty now (never BINDIR or LIBDIR themselves).
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	@for d in $(addprefix $(DESTDIR),$(LIBDIR)/pkgconfig $(MANDIR)/man1 $(MANDIR)/man3); do \
+	@for d in $(addprefix $(DESTDIR),$(INCLUDEDIR)/tr2 $(LIBDIR)/pkgconfig $(MANDIR)/man1 $(MANDIR)/man3); do \
 		if [ -d "$$d" ]; then rmdir --ignore-fail-on-non-empty "$$d"; fi; done
 	@$(if $(DESTDIR),:,scripts/ldconfig-refresh.sh "$(LIBDIR)")
 

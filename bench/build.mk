@@ -49,8 +49,10 @@ $(BENCH_DIR)/bpf-attach: bench/bpf_attach.c $(BUILD)/loader/tr2_attach.o $(BUILD
 	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/loader/tr2_attach.o \
 		$(BUILD)/loader/tr2_kernel.o -lbpf -lelf -lz
 
-# git and git-stock (contrib/git/build.mk): section 10, bench/git.sh.
+# git and git-stock (contrib/git/build.mk): section 10, bench/git.sh (the
+# default release) and bench/git_releases.sh (each release of GIT_VERSIONS).
 bench: $(BUILD)/tr2-bpf $(BUILD)/tr2-fmt $(BENCH_PROGS) $(TEST_PROGS_DIR)/tr2_shapes \
        $(TEST_PROGS_DIR)/tr2_batch $(TEST_PROGS_DIR)/libtr2_plugin.so $(TEST_PROGS_DIR)/libtr2_plain.so \
        git git-stock
-	bench/run.sh $(BUILD) BENCHMARKS.md
+	for v in $(GIT_VERSIONS); do $(MAKE) git git-stock GIT_VERSION=$$v || exit 1; done
+	GIT_VERSIONS="$(GIT_VERSIONS)" bench/run.sh $(BUILD) BENCHMARKS.md

@@ -598,6 +598,9 @@ say "10 git (bench/git.sh)"
 # section 2's getppid() and tr2-bpf's cost per event, the yardsticks of its traced rows
 TR2_SYSCALL_NS=$(med syscall) TR2_EVENT_NS=$(med perf) "$HERE/git.sh" "$BUILD" >"$TMP/s10.md" ||
 	echo "bench/git.sh failed: no figures." >"$TMP/s10.md"
+say "10 git, each release of the series (bench/git_releases.sh)"
+"$HERE/git_releases.sh" "$BUILD" ${GIT_VERSIONS:-2.39.5 2.55.0} >>"$TMP/s10.md" ||
+	echo "bench/git_releases.sh failed: no figures." >>"$TMP/s10.md"
 
 
 # ---------------------------------------------------------------------------

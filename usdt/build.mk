@@ -82,13 +82,16 @@ $(BUILD)/tr2.pc: usdt/tr2.pc.in $(BUILD)/usdt/pc-vars
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 		-e 's|@VERSION@|$(TR2_VERSION)|g' $< > $@
 
+# The header also as <tr2/trace2.h>: a program with a trace2.h of its own
+# (git, which compiles with -I.) includes tr2's under that name.
 install: install-usdt
-INSTALLED += $(INCLUDEDIR)/trace2.h $(LIBDIR)/libtr2.a $(LIBDIR)/$(TR2_SOFILE) $(LIBDIR)/$(TR2_SONAME) \
+INSTALLED += $(INCLUDEDIR)/trace2.h $(INCLUDEDIR)/tr2/trace2.h $(LIBDIR)/libtr2.a $(LIBDIR)/$(TR2_SOFILE) $(LIBDIR)/$(TR2_SONAME) \
 	$(LIBDIR)/libtr2.so $(LIBDIR)/pkgconfig/tr2.pc
 .PHONY: install-usdt
 install-usdt: $(BUILD)/libtr2.a $(BUILD)/libtr2.so $(BUILD)/tr2.pc
-	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -d $(DESTDIR)$(INCLUDEDIR)/tr2 $(DESTDIR)$(LIBDIR)/pkgconfig
 	install -m 644 usdt/trace2.h $(DESTDIR)$(INCLUDEDIR)/trace2.h
+	install -m 644 usdt/trace2.h $(DESTDIR)$(INCLUDEDIR)/tr2/trace2.h
 	install -m 644 $(BUILD)/libtr2.a $(DESTDIR)$(LIBDIR)/libtr2.a
 	install -m 644 $(BUILD)/$(TR2_SOFILE) $(DESTDIR)$(LIBDIR)/$(TR2_SOFILE)
 	ln -sf $(TR2_SOFILE) $(DESTDIR)$(LIBDIR)/$(TR2_SONAME)

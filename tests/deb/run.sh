@@ -4,15 +4,18 @@
 # in debian/*.lintian-overrides), and, as root, what a user gets from
 #   apt-get install ./tr2_*.deb ./libtr2-0_*.deb ./libtr2-dev_*.deb
 # examples/dirscan.c built with pkg-config against the installed package and
-# traced by the installed /usr/bin/tr2-bpf, the man pages, and `apt-get purge`
+# traced by the installed /usr/bin/tr2-bpf, git with tr2's series built
+# against it with `make USE_TR2=YesPlease` and traced, the man pages, and
+# `apt-get purge`
 # leaving nothing behind.  The packages are purged on any exit: make test's
 # other suites never see them (it runs last all the same).  The install part
 # is skipped when not root, or when a tr2 package was installed before.
 #
-#   tests/deb/run.sh [DEB_BUILD]     (default build/deb)
+#   tests/deb/run.sh [DEB_BUILD [BUILD]]   (default build/deb and build)
 set -u
 cd "$(dirname "$0")/../.."
 D=${1:-build/deb}
+B=${2:-build}	# where contrib/git/build.sh keeps git's source (git-dl/)
 EXP=tests/deb/expected
 export LC_ALL=C
 T=$(mktemp -d /tmp/tr2-deb.XXXXXX)
@@ -67,6 +70,28 @@ install ok installed libtr2-dev" "$(installed)"
 	expect_eq "examples/dirscan.c built against the package" 0 "$?"
 	expect_eq "it loads libtr2.so.0 from the package" "/lib/x86_64-linux-gnu/libtr2.so.0" \
 		"$(ldd "$T/dirscan" | awk '$1 == "libtr2.so.0" { print $3 }')"
+	# git with tr2's series, built as a git builder builds it against the
+	# package (docs/git.md): a clean checkout of 2.39.5 with the series
+	# applied by git am, then `make USE_TR2=YesPlease git` and nothing
+	# else (tr2 found by pkg-config); the installed tr2-bpf then writes the
+	# EVENT lines that git's own target writes for the same run (but the
+	# times, and the site of atexit, which git writes from its target).
+	if contrib/git/checkout.sh "$B" 2.39.5 "$T/git" > "$T/git-checkout.out" 2>&1; then
+		make -C "$T/git" -j"$(nproc)" USE_TR2=YesPlease git > "$T/git-make.out" 2>&1
+		expect_eq "git 2.39.5 with the series: make USE_TR2=YesPlease git against the package" 0 "$?"
+		expect_eq "git links libtr2.a, not libtr2.so" "" "$(ldd "$T/git/git" | grep libtr2)"
+		(cd "$T/git" && GIT_TRACE2_EVENT="$T/git.event" /usr/bin/tr2-bpf --event="$T/tr2.event" \
+			-- ./git rev-parse --git-dir > /dev/null 2> "$T/git-bpf.err")
+		expect_eq "the installed tr2-bpf traced git: the summary alone, nothing lost" "tr2-bpf: N events, 0 lost" \
+			"$(sed 's/: [1-9][0-9]* events/: N events/' "$T/git-bpf.err")"
+		for f in git tr2; do
+			python3 tests/e2e/mask.py event < "$T/$f.event" |
+				sed '/"event": *"atexit"/s/"file": *"[^"]*", *"line": *[0-9]*/"file": "F", "line": L/' > "$T/$f.m"
+		done
+		same "the installed tr2-bpf: git's EVENT lines, as git's own target writes them" "$T/git.m" "$T/tr2.m"
+	else
+		bad "contrib/git/checkout.sh: git 2.39.5 with the series" "$(cat "$T/git-checkout.out")"
+	fi
 	mkdir -p "$T/tree/a/b" "$T/tree/c"
 	for i in 1 2 3; do echo "file $i" > "$T/tree/a/f$i"; done
 	echo x > "$T/tree/a/b/g"; echo y > "$T/tree/c/h"
@@ -98,7 +123,7 @@ install ok installed libtr2-dev" "$(installed)"
 	purge
 	expect_eq "apt-get purge removes the three packages" "" "$(installed)"
 	expect_eq "and libtr2.so.0 from the loader's cache" "" "$(ldconfig -p | grep libtr2)"
-	expect_eq "and every file" "" "$(ls /usr/bin/tr2-bpf /usr/bin/tr2-fmt /usr/include/trace2.h \
+	expect_eq "and every file" "" "$(ls -d /usr/bin/tr2-bpf /usr/bin/tr2-fmt /usr/include/trace2.h /usr/include/tr2 \
 		/usr/lib/x86_64-linux-gnu/libtr2* /usr/lib/x86_64-linux-gnu/pkgconfig/tr2.pc 2> /dev/null)"
 fi
 

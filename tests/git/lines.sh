@@ -3,7 +3,8 @@
 # patched git (make git) against the lines git's own targets write for the
 # same run.
 #
-#   tests/git/lines.sh [BUILD]          (default build; needs root and BPF,
+#   tests/git/lines.sh [BUILD [GITDIR]] (default build and BUILD/git, what
+#                                       make git built; needs root and BPF,
 #                                       else SKIP)
 #   GITLINES_KEEP=1 keeps the scratch directory; GITLINES_ONLY=NAME,...
 #   runs only those cases.
@@ -23,7 +24,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd)
 tr2bpf=$build/tr2-bpf
-gitdir=$build/git
+gitdir=$(cd "${2:-$build/git}" && pwd)
 git=$gitdir/bin/git
 testtool=$gitdir/src/t/helper/test-tool
 for f in "$tr2bpf" "$git" "$testtool"; do

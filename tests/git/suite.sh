@@ -6,7 +6,8 @@
 # at a time): untraced, then while one tr2-bpf -a traces every git process of
 # it (started before, stopped after, EVENT lines to a file).
 #
-#   tests/git/suite.sh [BUILD]      (default build; needs root and BPF, else
+#   tests/git/suite.sh [BUILD [GITDIR]]  (default build and BUILD/git, what
+#                                    make git built; needs root and BPF, else
 #                                    SKIP; make test-git-suite)
 #   GITSUITE_T="t0000-basic.sh ..." runs these scripts instead of the slice;
 #   GITSUITE_JOBS=N scripts at a time (default 2); GITSUITE_KEEP=1 keeps the
@@ -29,13 +30,14 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd)
 tr2bpf=$build/tr2-bpf
-t=$build/git/src/t
+gitdir=$(cd "${2:-$build/git}" && pwd)
+t=$gitdir/src/t
 jobs=${GITSUITE_JOBS:-2}
 rss_slack_kb=4096
 pass=0 fail=0
 . "$here/../lib.sh"
 
-for f in "$tr2bpf" "$build/git/bin/git" "$t/helper/test-tool"; do
+for f in "$tr2bpf" "$gitdir/bin/git" "$t/helper/test-tool"; do
 	[ -x "$f" ] || { echo "gitsuite: no $f (make && make git)" >&2; exit 2; }
 done
 need_bpf gitsuite "$tr2bpf"

@@ -1,9 +1,12 @@
 #!/bin/sh
 # git's own Trace2 tests, t0210 (NORMAL), t0211 (PERF) and t0212 (EVENT), on
 # the patched git (make git), twice: as they are, then with tr2-bpf writing
-# every trace file they read in place of git's targets.
+# every trace file they read in place of git's targets; and between the two
+# the series' own t0214 (tr2-bpf's EVENT lines against git's), which must
+# not skip.
 #
-#   tests/git/t021x.sh [BUILD]        (default build; needs root and BPF, else
+#   tests/git/t021x.sh [BUILD [GITDIR]]   (default build and BUILD/git, what
+#                                     make git built; needs root and BPF, else
 #                                     SKIP)
 #
 # The second run uses copies of the three scripts whose one change is the line
@@ -18,8 +21,9 @@
 # a run failed or tr2-bpf lost an event.
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd)
-t=$build/git/src/t
-[ -x "$build/git/src/t/helper/test-tool" ] || { echo "t021x: no $build/git/src (make git)" >&2; exit 2; }
+gitdir=$(cd "${2:-$build/git}" && pwd)
+t=$gitdir/src/t
+[ -x "$t/helper/test-tool" ] || { echo "t021x: no $gitdir/src (make git)" >&2; exit 2; }
 . "$here/../lib.sh"
 need_bpf t021x "$build/tr2-bpf"
 scripts="t0210-trace2-normal.sh t0211-trace2-perf.sh t0212-trace2-event.sh"
@@ -30,8 +34,18 @@ for s in $scripts; do
 	(cd "$t" && sh "$s") || rc=1
 done
 
-export TR2_WRAP_BPF="$build/tr2-bpf" TR2_WRAP_BUILD="$build/git/src"
-export TR2_WRAP_LOG="$build/git/t021x-tr2-bpf.log"
+# The series' own test, t0214: tr2-bpf against git's EVENT target.  As root
+# with BPF it must run every test, none skipped.
+echo "# t0214-trace2-usdt.sh, the series' own"
+out=$(cd "$t" && TR2_BPF="$build/tr2-bpf" sh t0214-trace2-usdt.sh) || rc=1
+echo "$out"
+if echo "$out" | grep -q '^ok .* # skip'; then
+	echo "t021x: t0214 skipped tests where it must run them"
+	rc=1
+fi
+
+export TR2_WRAP_BPF="$build/tr2-bpf" TR2_WRAP_BUILD="$gitdir/src"
+export TR2_WRAP_LOG="$gitdir/t021x-tr2-bpf.log"
 : > "$TR2_WRAP_LOG"
 for s in $scripts; do
 	copy=${s%.sh}-tr2bpf.sh

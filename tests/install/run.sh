@@ -260,7 +260,7 @@ else
 	expect_eq "sys: make uninstall" "0" "$?"
 	rm "$T/sys-installed"
 	expect_eq "sys: uninstall removed every installed file" "" \
-		"$(ls $SYS/bin/tr2-bpf $SYS/bin/tr2-fmt $SYS/include/trace2.h $SYS/lib/libtr2* $SYS/lib/pkgconfig/tr2.pc \
+		"$(ls -d $SYS/bin/tr2-bpf $SYS/bin/tr2-fmt $SYS/include/trace2.h $SYS/include/tr2 $SYS/lib/libtr2* $SYS/lib/pkgconfig/tr2.pc \
 			$SYS/share/man/man1/tr2-*.1 $SYS/share/man/man3/trace2.3 2> /dev/null)"
 	expect_eq "sys: and the directories it made" "$(cat "$T/dirs-before")" "$(sysdirs)"
 	expect_eq "sys: and libtr2.so.0 from the loader's cache" "" "$(ldconfig -p | grep libtr2)"
@@ -273,8 +273,16 @@ fi
 # --- a private prefix -----------------------------------------------------
 run_block private 2
 check private
-expect_eq "private: installed under HOME/.local" "bin/tr2-bpf bin/tr2-fmt include/trace2.h lib/libtr2.a lib/libtr2.so lib/libtr2.so.0 lib/libtr2.so.0.1.0 lib/pkgconfig/tr2.pc share/man/man1/tr2-bpf.1 share/man/man1/tr2-fmt.1 share/man/man3/trace2.3" \
+expect_eq "private: installed under HOME/.local" "bin/tr2-bpf bin/tr2-fmt include/tr2/trace2.h include/trace2.h lib/libtr2.a lib/libtr2.so lib/libtr2.so.0 lib/libtr2.so.0.1.0 lib/pkgconfig/tr2.pc share/man/man1/tr2-bpf.1 share/man/man1/tr2-fmt.1 share/man/man3/trace2.3" \
 	"$(cd "$T/private/home/.local" && find . ! -type d | sed 's|^\./||' | sort | paste -sd' ')"
+# What git's Makefile does with USE_TR2 (contrib/git/): the header as
+# <tr2/trace2.h>, the flags and libtr2.a's directory from pkg-config.
+printf '%s\n' '#define TRACE2_RUNTIME_ONLY' '#include <tr2/trace2.h>' \
+	'int main(void) { return TRACE2__ON(start); }' > "$T/private/git-like.c"
+(export PKG_CONFIG_PATH=$T/private/home/.local/lib/pkgconfig
+ cc -o "$T/private/git-like" "$T/private/git-like.c" $(pkg-config --cflags tr2) \
+	"$(pkg-config --variable=libdir tr2)/libtr2.a" -pthread && "$T/private/git-like")
+expect_eq "private: <tr2/trace2.h> and libtr2.a found as git's USE_TR2 finds them" 0 "$?"
 expect_eq "private: no ldconfig for a private prefix" "" "$(grep '^ldconfig' "$T/private/out")"
 expect_eq "private: the program finds libtr2.so.0 through its rpath" "$T/private/home/.local/lib/libtr2.so.0" \
 	"$(ldd "$T/private/app" | awk '$1 == "libtr2.so.0" { print $3 }')"
