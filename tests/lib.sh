@@ -15,8 +15,11 @@
 #   slow N                   N scaled for a slow machine: TR2_TEST_SLOW (default
 #                            1) times N, for the suites' time bounds; the QEMU
 #                            guests of tests/kernels emulate the CPU and set it
+#   fewer N                  N divided by TR2_TEST_SLOW (at least 1): how many
+#                            rounds of a stress loop a slow machine runs
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 slow() { echo $(($1 * ${TR2_TEST_SLOW:-1})); }
+fewer() { local n=$(($1 / ${TR2_TEST_SLOW:-1})); echo $((n > 0 ? n : 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }
 same() {

@@ -146,8 +146,8 @@ wait $tracer
 # ===== 3. Bounded ===========================================================
 # Each thread takes a buffer from the runtime's free list and gives it back;
 # version, start, cmd_name, exit and atexit besides its region pairs.
-N=100000
-timeout 300 $BPF --perf=/dev/null -- $PROG threads $N > "$T/thr.out" 2> "$T/thr.err"
+N=$(fewer 100000)
+timeout $(slow 300) $BPF --perf=/dev/null -- $PROG threads $N > "$T/thr.out" 2> "$T/thr.err"
 expect_eq "threads: status" 0 $?
 expect_eq "threads: every event" "tr2-bpf: $((2 * N + 5)) events, 0 lost" "$(tail -1 "$T/thr.err")"
 r1=$(sed -n 's/^rss-1000 //p' "$T/thr.out")
@@ -176,16 +176,17 @@ same "hostile: the next program's lines whole (its own file)" "$EXP/batch-end-_e
 # after the hold, but never after the program's first call (tr2-bpf takes
 # the time before it lets the program go), even under load: 25 runs, the
 # other CPU kept busy.
+runs=$(fewer 25)
 bash -c 'while :; do :; done' &
 busy=$!; started+=($busy)
 zero=0
-for i in $(seq 25); do
+for i in $(seq $runs); do
 	timeout $LIMIT $BPF --perf="$T/ta.p" -- $PROG end _exit > /dev/null 2>&1
 	grep -q '| start  *|     |  0.000000 |' "$T/ta.p" && zero=$((zero + 1))
 	rm -f "$T/ta.p"
 done
 kill $busy
-expect_eq "25 runs held at exec, the other CPU busy: start's t_abs never 0.000000" 0 $zero
+expect_eq "$runs runs held at exec, the other CPU busy: start's t_abs never 0.000000" 0 $zero
 
 echo "batch: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -320,7 +320,7 @@ for r in 1 2; do
 	expect_eq "family $r, -- CMD: exit status" 0 $st
 	expect_eq "family $r, -- CMD: summary, every event of 41 processes" "tr2-bpf: 245 events, 0 lost" \
 		"$(cat "$T/fam.err")"
-	for f in "$T"/fam/*; do masked perf "$f"; done | sed "s|$PWD/||" | sort | uniq -c > "$T/fam.m"
+	cat "$T"/fam/* | $MASK perf | sed "s|$PWD/||" | sort | uniq -c > "$T/fam.m"
 	same "family $r, -- CMD: perf, each line as often as its processes wrote it" "$EXP/rel-family.perf" "$T/fam.m"
 done
 
@@ -377,7 +377,7 @@ kill $zsh  # its zombie goes to init, which reaps it
 # entries): a process leaves it when its last thread exits, or a long run of
 # CMD's descendants would fill it.  CMD runs 30 short children, then becomes
 # tr2_stress spin; once spin runs, the set holds CMD alone.
-$BPF --perf=/dev/null -- sh -c "for i in \$(seq 30); do /bin/true; done; exec $STRESS spin 3000" \
+$BPF --perf=/dev/null -- sh -c "for i in \$(seq 30); do /bin/true; done; exec $STRESS spin $(slow 3000)" \
 	> "$T/tset.out" 2> "$T/tset.err" &
 tr=$!; started+=($tr)
 wait_for "$T/tset.out" running
@@ -395,15 +395,17 @@ expect_eq "traced set: exit status" 0 $st
 # trace2_is_enabled() (1 while any of its semaphores is raised) and its
 # iteration count.  Each cycle: attach, check enabled=1, SIGINT, check the
 # tracer's status and summary, then enabled=0 and that the loop went on.
+# A slow machine (tests/lib.sh) runs fewer cycles.
+cycles=$(fewer 50)
 coproc LOOP { exec $STRESS loop; }
 loop=$LOOP_PID; started+=($loop)
-read -r -t 5 -u "${LOOP[0]}" reply
+read -r -t $(slow 5) -u "${LOOP[0]}" reply
 # ask CMD: sends a command to the loop program; its answer in $reply.
-ask() { reply=""; echo "$1" >&"${LOOP[1]}" && read -r -t 5 -u "${LOOP[0]}" reply; }
+ask() { reply=""; echo "$1" >&"${LOOP[1]}" && read -r -t $(slow 5) -u "${LOOP[0]}" reply; }
 # Leaks: other BPF users (a benchmark, another test run) may come and go
 # meanwhile, so counting the system's objects proves nothing.  Instead each
 # cycle records the ids of the links, programs and maps its tr2-bpf holds
-# (/proc/PID/fdinfo), and none of them may exist after the 50 cycles.
+# (/proc/PID/fdinfo), and none of them may exist after the cycles.
 # bpf_objects: "link N", "map N", "prog N" for every BPF object there is.
 bpf_objects() {
 	local kind
@@ -419,11 +421,11 @@ held_objects() {
 before_fds=$(ls /proc/$loop/fd | wc -l)
 before_threads=$(grep Threads: /proc/$loop/status)
 ask q
-expect_eq "attach x50: semaphores down before the first attach" "enabled=0" "${reply% *}"
+expect_eq "attach x$cycles: semaphores down before the first attach" "enabled=0" "${reply% *}"
 last_iters=${reply#*iters=}
 cycle_bad=()
 t0=$SECONDS
-for i in $(seq 50); do
+for i in $(seq $cycles); do
 	$BPF --perf="$T/cyc.p" -p $loop 2> "$T/cyc.err" &
 	tr=$!; started+=($tr)
 	wait_for "$T/cyc.err" "tracing process" || cycle_bad+=("$i: no 'tracing process' line")
@@ -443,9 +445,9 @@ for i in $(seq 50); do
 	rm -f "$T/cyc.p" "$T/cyc.err"
 done
 cycle_secs=$((SECONDS - t0))
-expect_true "attach x50: enabled=1 attached, 0 detached, status 0, nothing lost, loop goes on" \
+expect_true "attach x$cycles: enabled=1 attached, 0 detached, status 0, nothing lost, loop goes on" \
 	"$(printf '%s\n' "${cycle_bad[@]}" | head -10)" [ ${#cycle_bad[@]} = 0 ]
-expect_true "attach x50: took ${cycle_secs} s (under $(slow 40) s)" "too slow" [ $cycle_secs -lt $(slow 40) ]
+expect_true "attach x$cycles: took ${cycle_secs} s (under $(slow 40) s)" "too slow" [ $cycle_secs -lt $(slow 40) ]
 # The kernel frees some maps after an RCU grace period: give it 10 s.
 sort -u -o "$T/held" "$T/held"
 for ((k = 0; k < 100; k++)); do
@@ -454,11 +456,11 @@ for ((k = 0; k < 100; k++)); do
 	sleep 0.1
 done
 held="$(grep -c '^link' "$T/held") links, $(grep -c '^map' "$T/held") maps, $(grep -c '^prog' "$T/held") programs"
-expect_eq "attach x50: none of the $held the tracers held is left" "" "$(head -5 "$T/left" | tr '\n' ' ')"
-expect_true "attach x50: the tracers held BPF objects (the check above saw them)" "none recorded" \
+expect_eq "attach x$cycles: none of the $held the tracers held is left" "" "$(head -5 "$T/left" | tr '\n' ' ')"
+expect_true "attach x$cycles: the tracers held BPF objects (the check above saw them)" "none recorded" \
 	grep -q '^link' "$T/held"
-expect_eq "attach x50: the target's fd count unchanged" "$before_fds" "$(ls /proc/$loop/fd | wc -l)"
-expect_eq "attach x50: the target's thread count unchanged" "$before_threads" "$(grep Threads: /proc/$loop/status)"
+expect_eq "attach x$cycles: the target's fd count unchanged" "$before_fds" "$(ls /proc/$loop/fd | wc -l)"
+expect_eq "attach x$cycles: the target's thread count unchanged" "$before_threads" "$(grep Threads: /proc/$loop/status)"
 
 # ===== 4. tr2-bpf's own signals and broken outputs ========================
 
@@ -487,7 +489,7 @@ ask q
 expect_eq "SIGINT/SIGTERM, -p: the target's semaphores are down after" "enabled=0" "${reply% *}"
 exec {LOOP[1]}>&-
 wait $loop
-expect_eq "attach x50 and signals: the target ends normally at EOF" 0 $?
+expect_eq "attach x$cycles and signals: the target ends normally at EOF" 0 $?
 
 # SIGTERM to tr2-bpf alone during -- CMD: it passes the signal on to CMD, as
 # timeout(1) does, stops with CMD's status (128+SIGTERM) and the summary.
