@@ -12,9 +12,9 @@ kver=$(uname -r)
 for s in "$@"; do
 	t0=$(date +%s)
 	# each line with the seconds since the suite began: where the time goes
-	{ tests/e2e/"$s".sh 2>&1; echo $? > /tmp/"$s".rc; } | bash -c 'while IFS= read -r l; do echo "$SECONDS $l"; done' > /tmp/"$s".tlog
+	{ tests/e2e/"$s".sh 2>&1; echo $? > /tmp/"$s".rc; } | bash -c 'while IFS= read -r l; do echo "$SECONDS $l"; done' > /tmp/io/"$s".tlog
 	rc=$(cat /tmp/"$s".rc)
-	cut -d' ' -f2- /tmp/"$s".tlog > /tmp/"$s".log
+	cut -d' ' -f2- /tmp/io/"$s".tlog > /tmp/"$s".log
 	t1=$(date +%s)
 	line=$(grep -E '^[a-z0-9-]+: [0-9]+ passed, [0-9]+ failed' /tmp/"$s".log | tail -1)
 	p=$(echo "$line" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
@@ -28,7 +28,6 @@ for s in "$@"; do
 	fail=$((fail + f))
 	echo "kernel $kver: ${line#*: } ($((t1 - t0)) s): $s"
 	grep '^FAIL' /tmp/"$s".log | head -20 | sed 's/^/    /'
-	cp /tmp/"$s".tlog /tmp/io/ 2> /dev/null || true
 done
 echo "kernel $kver: $pass passed, $fail failed"
 [ "$fail" = 0 ]
