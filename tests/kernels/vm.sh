@@ -93,12 +93,14 @@ printf '%s\n' "$*" > "$io/cmd"
 	if [ "${QEMU_ACCEL:-tcg}" = tcg ]; then printf 'export TR2_TEST_SLOW=10\n'; fi
 } > "$io/env"
 
+# A guest kernel that locks up (a soft lockup) panics and so ends the guest,
+# its stack on the console, rather than hanging the run.
 accel=${QEMU_ACCEL:-tcg}
 cpu=max
 [ "$accel" = kvm ] && cpu=host
 timeout "${VM_TIMEOUT:-3600}" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "${VM_CPUS:-2}" \
 	-m "${VM_MEM:-3G}" -kernel "$kdir/vmlinuz" -initrd "$initrd" \
-	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic" \
+	-append "console=ttyS0 quiet loglevel=5 panic=-1 oops=panic softlockup_panic=1" \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-fsdev local,id=host,path=/,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=host,mount_tag=host \
