@@ -664,6 +664,13 @@ this machine:
 - load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)$( [ "$OTHERS" = 0 ] || echo "; $OTHERS runs meant to be untraced had tr2:enable raised by a tr2-bpf not of this run")
 - tree: $TREE$( [ -z "${BENCH_NOTE:-}" ] || printf '\n- **%s**' "$BENCH_NOTE")
 
+Other kernels: tr2-bpf is tested on Debian's 5.10, 6.1 and 6.12 as well (\`make test-kernels\`), in
+QEMU guests whose CPU is emulated (TCG, about ten times slower, every instruction alike): no cost
+is measured there, and none is given here for them. What each kernel does differently (a hash
+map where 5.10 has no task storage, perf uprobes before 6.6, fentry programs at \`do_exit\`
+where \`sched_process_exit\` comes too late, a scratch per CPU before 6.16) is in README's
+Kernels.
+
 What this machine charges (section 2's rounds, medians; the yardsticks beside every attached figure):
 
 | one ... | ns |
