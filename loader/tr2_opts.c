@@ -49,6 +49,12 @@ static const char usage[] =
 "      --event-nesting=N  EVENT's region nesting limit (default 2)\n"
 "      --max-files=N      a directory DEST holds at most N files\n"
 "\n"
+"Record now, format later (tr2-fmt FILE; no format given: none written now):\n"
+"      --record=FILE      what the eBPF side hands over, unformatted, into FILE\n"
+"      --record-size=SIZE stop tracing when FILE would grow past SIZE (K, M, G)\n"
+"SIGUSR1 pauses tracing (the traced processes' calls cost what they cost\n"
+"untraced), SIGUSR2 resumes it; the stream marks the gap.\n"
+"\n"
 "Summary, aggregated by tr2-bpf (no format given: no event stream written):\n"
 "      --summary[=INTERVAL]  region durations and integer data per process, a\n"
 "                         table every INTERVAL seconds and at the end\n"
@@ -75,6 +81,7 @@ static const char usage[] =
 "  sudo tr2-bpf --event=/var/log/tr2/ -- make  one EVENT file per process\n"
 "  sudo tr2-bpf --event -- ./prog | tr2-fmt    the same lines, converted\n"
 "  sudo tr2-bpf -a --summary=60                a table a minute, whole host\n"
+"  sudo tr2-bpf --record=/tmp/t.rec -- ./prog  record; tr2-fmt /tmp/t.rec later\n"
 "\n"
 "The whole reference: man tr2-bpf\n";
 
@@ -82,7 +89,7 @@ static const char usage[] =
 enum {
 	OPT_NORMAL = 256, OPT_PERF, OPT_EVENT, OPT_CHROME, OPT_FOLDED, OPT_BRIEF, OPT_EVENT_NESTING,
 	OPT_PROBE_NOP, OPT_MAX_FILES, OPT_SUMMARY, OPT_HIST, OPT_SUMMARY_JSON, OPT_SUMMARY_KEYS,
-	OPT_SUMMARY_BY, OPT_CATEGORY, OPT_COMM, OPT_UID, OPT_CGROUP, OPT_DURATION,
+	OPT_SUMMARY_BY, OPT_CATEGORY, OPT_COMM, OPT_UID, OPT_CGROUP, OPT_DURATION, OPT_RECORD, OPT_RECORD_SIZE,
 };
 
 /* An option's decimal value in [min, max]; else fails with msg (a format
@@ -109,6 +116,24 @@ static unsigned parse_size(const char *s)
 	if (*end || v < 4096 || v > (1ul << 30) || (v & (v - 1)))
 		tr2_fail("bad --ring-buffer size '%s': want a power of 2 from 4K to 1024M", s);
 	return v;
+}
+
+/* --record-size: bytes, with K, M or G; at least 1M (a recording's buffer). */
+static uint64_t parse_record_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	int shift = 0;
+
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (end == s || *end || s[0] == '-' || v > (1ull << 50) || (v << shift) < (1u << 20))
+		tr2_fail("bad --record-size '%s': want bytes (K, M, G), from 1M", s);
+	return (uint64_t)v << shift;
 }
 
 static void parse_summary_opt(struct summary_opts *o, int opt, const char *arg)
@@ -258,6 +283,8 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 		{ "uid", required_argument, NULL, OPT_UID },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "record-size", required_argument, NULL, OPT_RECORD_SIZE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -330,6 +357,12 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 		case 'b':
 			o->ring_bytes = parse_size(optarg);
 			break;
+		case OPT_RECORD:
+			o->record = optarg;
+			break;
+		case OPT_RECORD_SIZE:
+			o->record_bytes = parse_record_size(optarg);
+			break;
 		case OPT_MAX_FILES:
 			o->max_files = parse_number(optarg, 0, 1000000, "bad --max-files '%s': want a number of files");
 			break;
@@ -375,6 +408,8 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 		tr2_fail("nothing to trace: give -p PID, -- CMD or -a (see --help)");
 	if ((o->sum.hist || o->sum.json_set || o->sum.keys_set || o->sum.by_set) && !o->sum.on)
 		tr2_fail("--hist, --summary-json, --summary-keys and --summary-by need --summary");
+	if (o->record_bytes && !o->record)
+		tr2_fail("--record-size needs --record=FILE");
 	if (o->probe_nop == 1 && kernel_optimizes_nop5())
 		tr2_fail("--probe-nop=5: this kernel turns a uprobe on a 5-byte nop into a call whose "
 			 "trampoline a forked child does not inherit (it would crash): use --probe-nop=1");
@@ -383,7 +418,7 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 	/* a host's processes come and go by the thousand: one table per program */
 	if (!o->sum.by_set)
 		o->sum.by_program = o->all;
-	if (!o->nformats && !o->sum.on) {
+	if (!o->nformats && !o->sum.on && !o->record) {
 		o->formats[0].fmt = TR2_FMT_PERF;
 		o->formats[0].dest = NULL;
 		o->nformats = 1;

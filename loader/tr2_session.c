@@ -12,7 +12,7 @@
 #include "tr2_summary.h"
 #include "tr2_tgt.h"
 
-enum item_kind { ITEM_REC, ITEM_RESUMED, ITEM_LOST };
+enum item_kind { ITEM_REC, ITEM_RESUMED, ITEM_LOST, ITEM_PAUSED };
 
 struct item {
 	uint64_t ts, seq;
@@ -22,7 +22,7 @@ struct item {
 	size_t len, off;                /* their bytes, and the next call's offset */
 	int64_t calls_left;             /* calls of the batch not written yet */
 	struct tr2_rec_thread_info *info;  /* the thread's announce, applied before the batch */
-	uint64_t from, to;              /* ITEM_RESUMED; ITEM_LOST: count in from */
+	uint64_t from, to;              /* ITEM_RESUMED, ITEM_PAUSED; ITEM_LOST: count in from */
 };
 
 /* A thread's literal strings, and where its next batch should start. */
@@ -249,6 +249,15 @@ void tr2_session_lost(struct tr2_session *s, uint32_t pid, uint64_t count, uint6
 	push(s, it);
 }
 
+void tr2_session_paused(struct tr2_session *s, uint64_t from_ns, uint64_t to_ns)
+{
+	struct item *it = new_item(s, ITEM_PAUSED, to_ns);
+
+	it->from = from_ns;
+	it->to = to_ns;
+	push(s, it);
+}
+
 /* ---- records out ---- */
 
 /* Thread tid's literal strings, made when new. */
@@ -377,6 +386,9 @@ static int step(struct tr2_session *s, struct item *it)
 		return 0;
 	case ITEM_LOST:
 		tr2_model_lost(s->model, h->pid, it->from, it->ts);
+		return 0;
+	case ITEM_PAUSED:
+		tr2_model_paused(s->model, it->from, it->to);
 		return 0;
 	case ITEM_REC:
 		break;

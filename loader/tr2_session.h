@@ -57,6 +57,10 @@ void tr2_session_resumed(struct tr2_session *s, uint32_t pid, uint64_t from_ns, 
  * no sense): the marker goes into its stream at ts_ns (tr2_model_lost). */
 void tr2_session_lost(struct tr2_session *s, uint32_t pid, uint64_t count, uint64_t ts_ns);
 
+/* Tracing was paused from from_ns to to_ns (CLOCK_MONOTONIC): the marker
+ * goes into every process's stream at to_ns (tr2_model_paused). */
+void tr2_session_paused(struct tr2_session *s, uint64_t from_ns, uint64_t to_ns);
+
 /* Writes the calls and records that arrived up to upto_ns (CLOCK_MONOTONIC;
  * UINT64_MAX: all), in time order, then the targets' buffered lines; a
  * target whose destination fails gets no more lines. */
