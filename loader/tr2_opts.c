@@ -17,6 +17,10 @@
 #include "tr2_tracer.h"
 
 #define DEFAULT_RING_BYTES (16u << 20)
+/* --record's: a recording is for losing nothing, and its consumer, fast as
+ * it is, may wait for a CPU on a busy host: 64 MiB hold about 0.3 s of one
+ * thread at full speed (BENCHMARKS.md, section 3). */
+#define RECORD_RING_BYTES (64u << 20)
 
 /* A screen's worth: tr2-bpf(1) is the reference (tests/man/run.sh checks
  * that it documents every option here, and no other). */
@@ -65,7 +69,8 @@ static const char usage[] =
 "      --summary-keys=N   with --summary: room for N keys (default 8192)\n"
 "      --category=LIST    only these categories, in every mode\n"
 "\n"
-"  -b, --ring-buffer=SIZE ring buffer size, a power of 2 (default 16M)\n"
+"  -b, --ring-buffer=SIZE ring buffer size, a power of 2 (default 16M,\n"
+"                         64M with --record)\n"
 "      --probe-nop=auto|1|5  where the uprobe goes on each probe site\n"
 "  -v, --verbose          libbpf's messages; what tr2-bpf did and keeps\n"
 "  -V, --version          show the version\n"
@@ -294,7 +299,7 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 	int opt, npids_cap = 0;
 
 	o->event_nesting = 2;
-	o->ring_bytes = DEFAULT_RING_BYTES;
+	o->ring_bytes = 0;   /* not given: the default, below */
 	o->probe_nop = -1;
 	o->sum.keys = 8192;
 	opterr = 0;   /* one line of our own instead of getopt's two */
@@ -408,6 +413,8 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 		tr2_fail("nothing to trace: give -p PID, -- CMD or -a (see --help)");
 	if ((o->sum.hist || o->sum.json_set || o->sum.keys_set || o->sum.by_set) && !o->sum.on)
 		tr2_fail("--hist, --summary-json, --summary-keys and --summary-by need --summary");
+	if (!o->ring_bytes)
+		o->ring_bytes = o->record ? RECORD_RING_BYTES : DEFAULT_RING_BYTES;
 	if (o->record_bytes && !o->record)
 		tr2_fail("--record-size needs --record=FILE");
 	if (o->probe_nop == 1 && kernel_optimizes_nop5())

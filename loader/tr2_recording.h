@@ -31,7 +31,8 @@ enum tr2_file_kind {
 	TR2_FILE_HELD,       /* struct tr2_file_span with pid: tr2_session_resumed() */
 	TR2_FILE_TICK,       /* struct tr2_file_time: what arrived before now_ns -
 				TR2_SESSION_DELAY_NS is written out; --summary's interval */
-	TR2_FILE_PAUSED,     /* struct tr2_file_span, pid 0: tracing was paused (SIGUSR1..SIGUSR2) */
+	TR2_FILE_PAUSE,      /* struct tr2_file_time: tracing paused (SIGUSR1): tr2_session_pause() */
+	TR2_FILE_RESUME,     /* struct tr2_file_time: and resumed (SIGUSR2): tr2_session_resume() */
 	TR2_FILE_END,        /* struct tr2_file_end: tr2-bpf finished the trace */
 	TR2_FILE__COUNT
 };

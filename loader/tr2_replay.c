@@ -118,7 +118,7 @@ static int record(struct tr2_replay *r, const struct tr2_file_rec *h, const unsi
 	struct tr2_file_end end;
 	static const uint32_t sizes[TR2_FILE__COUNT] = {
 		[TR2_FILE_LOST] = sizeof(lost), [TR2_FILE_HELD] = sizeof(span), [TR2_FILE_TICK] = sizeof(t),
-		[TR2_FILE_PAUSED] = sizeof(span), [TR2_FILE_END] = sizeof(end),
+		[TR2_FILE_PAUSE] = sizeof(t), [TR2_FILE_RESUME] = sizeof(t), [TR2_FILE_END] = sizeof(end),
 	};
 
 	if (h->kind == 0 || h->kind >= TR2_FILE__COUNT)
@@ -145,21 +145,24 @@ static int record(struct tr2_replay *r, const struct tr2_file_rec *h, const unsi
 		tr2_session_lost(r->session, lost.pid, lost.count, lost.ts_ns);
 		return 0;
 	case TR2_FILE_HELD:
-	case TR2_FILE_PAUSED:
 		memcpy(&span, p, sizeof(span));
 		if (span.from_ns > span.to_ns || span.to_ns >= TR2_TS_MAX)
 			return damaged(r, "a time span out of range");
-		if (h->kind == TR2_FILE_HELD)
-			tr2_session_resumed(r->session, span.pid, span.from_ns, span.to_ns);
-		else
-			tr2_session_paused(r->session, span.from_ns, span.to_ns);
+		tr2_session_resumed(r->session, span.pid, span.from_ns, span.to_ns);
 		return 0;
 	case TR2_FILE_TICK:
+	case TR2_FILE_PAUSE:
+	case TR2_FILE_RESUME:
 		memcpy(&t, p, sizeof(t));
 		if (t.now_ns >= TR2_TS_MAX)
-			return damaged(r, "a TICK record's time out of range");
+			return damaged(r, "a record's time out of range");
 		saw_time(r, t.now_ns);
-		tick(r, t.now_ns);
+		if (h->kind == TR2_FILE_TICK)
+			tick(r, t.now_ns);
+		else if (h->kind == TR2_FILE_PAUSE)
+			tr2_session_pause(r->session, t.now_ns);
+		else
+			tr2_session_resume(r->session, t.now_ns);
 		return 0;
 	case TR2_FILE_END:
 		memcpy(&end, p, sizeof(end));
@@ -253,6 +256,8 @@ int tr2_replay_feed(struct tr2_replay *r, const void *bytes, size_t n)
 			r->npart = 0;
 		}
 	}
+	if (r->npart)
+		return 0;   /* all n bytes went to the unit still cut */
 	took = take(r, p, n);
 	if (took < 0)
 		return -1;

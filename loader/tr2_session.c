@@ -57,6 +57,8 @@ struct tr2_session {
 	struct tr2_summary *summary;   /* --summary: gets every event too; NULL: none */
 	char **cats;                   /* --category, or NULL */
 	int ncats;
+	struct { uint64_t from, to; } *pauses;   /* paused spans; to is UINT64_MAX while paused */
+	int npauses, cap_pauses;
 	struct tr2_decoded_call dec;
 };
 
@@ -249,11 +251,26 @@ void tr2_session_lost(struct tr2_session *s, uint32_t pid, uint64_t count, uint6
 	push(s, it);
 }
 
-void tr2_session_paused(struct tr2_session *s, uint64_t from_ns, uint64_t to_ns)
+void tr2_session_pause(struct tr2_session *s, uint64_t from_ns)
 {
-	struct item *it = new_item(s, ITEM_PAUSED, to_ns);
+	if (s->npauses && s->pauses[s->npauses - 1].to == UINT64_MAX)
+		return;
+	s->pauses = tr2_grow(s->pauses, s->npauses, &s->cap_pauses, sizeof(*s->pauses));
+	s->pauses[s->npauses].from = from_ns;
+	s->pauses[s->npauses++].to = UINT64_MAX;
+}
 
-	it->from = from_ns;
+void tr2_session_resume(struct tr2_session *s, uint64_t to_ns)
+{
+	struct item *it;
+
+	if (!s->npauses || s->pauses[s->npauses - 1].to != UINT64_MAX)
+		return;
+	if (to_ns < s->pauses[s->npauses - 1].from)
+		to_ns = s->pauses[s->npauses - 1].from;
+	s->pauses[s->npauses - 1].to = to_ns;
+	it = new_item(s, ITEM_PAUSED, to_ns);
+	it->from = s->pauses[s->npauses - 1].from;
 	it->to = to_ns;
 	push(s, it);
 }
@@ -315,6 +332,16 @@ static void announce(struct tr2_session *s, struct tr2_rec_thread_info *r)
 		tr2_summary_comm(s->summary, r->hdr.pid, r->comm);
 }
 
+/* Whether call c was made while tracing was paused (by a process that
+ * another tracer kept enabled meanwhile): as if never made. */
+static int paused(const struct tr2_session *s, const struct tr2_call *c)
+{
+	for (int i = s->npauses - 1; i >= 0; i--)
+		if (c->ts_ns >= s->pauses[i].from && c->ts_ns <= s->pauses[i].to)
+			return 1;
+	return 0;
+}
+
 /* Whether call c is one --category leaves out. */
 static int filtered(const struct tr2_session *s, const struct tr2_call *c)
 {
@@ -366,7 +393,7 @@ static int batch_step(struct tr2_session *s, struct item *it)
 	} else {
 		if (s->dec.call.probe < TRACE2__P_timer_start)
 			it->calls_left--;
-		if (s->dec.call.ts_ns >= s->since_ns && !filtered(s, &s->dec.call))
+		if (s->dec.call.ts_ns >= s->since_ns && !filtered(s, &s->dec.call) && !paused(s, &s->dec.call))
 			tr2_model_call(s->model, &s->dec.call);
 	}
 	r = tr2_batch_peek(it->data, it->len, it->off, &it->ts);
@@ -477,6 +504,7 @@ void tr2_session_free(struct tr2_session *s)
 	for (int i = 0; i < s->ncats; i++)
 		free(s->cats[i]);
 	free(s->cats);
+	free(s->pauses);
 	free(s->heap);
 	tr2_model_free(s->model);
 	free(s);

@@ -113,6 +113,12 @@ void tr2_tracer_open_targets(struct tracer *tr)
 	const struct tr2_opts *o = tr->opts;
 	char err[512];
 
+	/* First, so that a SIGUSR1 sent while the BPF programs load pauses
+	 * (at the first tick) rather than kills; CMD, forked before, keeps
+	 * the caller's dispositions. */
+	signal(SIGUSR1, on_pause_signal);
+	signal(SIGUSR2, on_pause_signal);
+
 	for (int i = 0; i < o->nformats; i++) {
 		struct tr2_tgt_opts topts = { .brief = o->brief, .event_nesting = o->event_nesting };
 		struct tr2_dst *dst = tr2_dst_open(o->formats[i].dest, err, sizeof(err));
@@ -175,14 +181,17 @@ static void feed_held(struct tracer *tr, uint32_t pid, uint64_t from_ns, uint64_
 		tr2_session_resumed(tr->session, pid, from_ns, to_ns);
 }
 
-static void feed_paused(struct tracer *tr, uint64_t from_ns, uint64_t to_ns)
+/* Tracing paused (1) at ns, or resumed (0). */
+static void feed_pause(struct tracer *tr, int pause, uint64_t ns)
 {
-	struct tr2_file_span r = { .from_ns = from_ns, .to_ns = to_ns };
+	struct tr2_file_time r = { .now_ns = ns };
 
 	if (tr->rec)
-		tr2_recording_put(tr->rec, TR2_FILE_PAUSED, &r, sizeof(r));
-	if (tr->session)
-		tr2_session_paused(tr->session, from_ns, to_ns);
+		tr2_recording_put(tr->rec, pause ? TR2_FILE_PAUSE : TR2_FILE_RESUME, &r, sizeof(r));
+	if (tr->session && pause)
+		tr2_session_pause(tr->session, ns);
+	else if (tr->session)
+		tr2_session_resume(tr->session, ns);
 }
 
 /* What arrived before now_ns less TR2_SESSION_DELAY_NS is written out; the
@@ -485,8 +494,7 @@ void tr2_tracer_init(struct tracer *tr, int multi)
 	signal_cmd = tr->cmd ? tr2_cmd_pid(tr->cmd) : 0;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	signal(SIGUSR1, on_pause_signal);
-	signal(SIGUSR2, on_pause_signal);
+
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -523,7 +531,8 @@ int tr2_tracer_paused(const struct tracer *tr)
 static void pause_tracing(struct tracer *tr)
 {
 	tr2_attach_lower_enables(tr->attach);
-	tr->paused_ns = tr2_mono_ns();   /* calls made before now were recorded */
+	tr->paused_ns = tr2_mono_ns();   /* calls made before now were traced */
+	feed_pause(tr, 1, tr->paused_ns);
 	fprintf(stderr, "tr2-bpf: paused (SIGUSR1); SIGUSR2 resumes\n");
 }
 
@@ -535,7 +544,7 @@ static void resume_tracing(struct tracer *tr)
 	uint64_t from = tr->paused_ns, to = tr2_mono_ns();
 
 	tr->paused_ns = 0;
-	feed_paused(tr, from, to);
+	feed_pause(tr, 0, to);
 	tr->pauses++;
 	tr->paused_total_ns += to - from;
 	tr->mode->resume(tr);
@@ -580,7 +589,7 @@ void tr2_tracer_stop(struct tracer *tr)
 
 	/* paused until the end: the streams say so */
 	if (tr->paused_ns) {
-		feed_paused(tr, tr->paused_ns, now);
+		feed_pause(tr, 0, now);
 		tr->pauses++;
 		tr->paused_total_ns += now - tr->paused_ns;
 		tr->paused_ns = 0;

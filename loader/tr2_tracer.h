@@ -77,8 +77,9 @@ struct tracer {
 	void *mode_state;            /* what the mode keeps (tr2_mode.c) */
 };
 
-/* Before the BPF programs are loaded: opens each format's destination and
- * target (tr->targets).  A bad DEST fails (tr2_fail). */
+/* Before the BPF programs are loaded: catches SIGUSR1 and SIGUSR2 (pause,
+ * resume: tr2_tracer_tick), opens each format's destination and target
+ * (tr->targets).  A bad DEST fails (tr2_fail). */
 void tr2_tracer_open_targets(struct tracer *tr);
 
 /* After the load: fills the filter maps (--comm, --cgroup, --category),
