@@ -29,8 +29,8 @@
  * that it documents every option here, and no other). */
 static const char usage_text[] =
 "Usage: tr2-fmt [--normal[=DEST]|--perf[=DEST]|--event[=DEST]|--chrome[=DEST]|\n"
-"                --folded[=DEST]|--summary[=INTERVAL]] [--brief] [--event-nesting=N]\n"
-"               [--max-files=N] [--category=LIST] [FILE...]\n"
+"                --folded[=DEST]|--summary[=INTERVAL]] [--brief]\n"
+"               [--event-nesting=N] [--max-files=N] [--category=LIST] [FILE...]\n"
 "\n"
 "Converts Trace2 EVENT lines (git's GIT_TRACE2_EVENT, tr2-bpf --event) or a\n"
 "recording (tr2-bpf --record) into one of git's three Trace2 formats, byte\n"
