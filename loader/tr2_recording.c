@@ -123,11 +123,6 @@ const char *tr2_recording_stopped(const struct tr2_recording *r, int *full)
 	return r->full || r->err ? r->why : NULL;
 }
 
-uint64_t tr2_recording_bytes(const struct tr2_recording *r)
-{
-	return r->bytes;
-}
-
 int tr2_recording_close(struct tr2_recording *r, const struct tr2_file_end *end, char *err, size_t errlen)
 {
 	int rc = 0;

@@ -28,7 +28,7 @@ enum tr2_file_kind {
 	TR2_FILE_START = 1,  /* struct tr2_file_start, then ncats NUL-terminated names */
 	TR2_FILE_RING,       /* one ring-buffer record, as tr2_decode_rec() accepts it */
 	TR2_FILE_LOST,       /* struct tr2_file_lost: tr2_session_lost() */
-	TR2_FILE_HELD,       /* struct tr2_file_span with pid: tr2_session_resumed() */
+	TR2_FILE_HELD,       /* struct tr2_file_held: tr2_session_resumed() */
 	TR2_FILE_TICK,       /* struct tr2_file_time: what arrived before now_ns -
 				TR2_SESSION_DELAY_NS is written out; --summary's interval */
 	TR2_FILE_PAUSE,      /* struct tr2_file_time: tracing paused (SIGUSR1): tr2_session_pause() */
@@ -57,16 +57,19 @@ struct tr2_file_start {
 	uint32_t ncats;           /* --category names that follow */
 };
 
+/* Process pid lost `count` more events, marked at ts_ns. */
 struct tr2_file_lost {
 	uint32_t pid, pad;
 	uint64_t count, ts_ns;
 };
 
-struct tr2_file_span {
+/* Process pid was held stopped from from_ns to to_ns. */
+struct tr2_file_held {
 	uint32_t pid, pad;
 	uint64_t from_ns, to_ns;
 };
 
+/* A moment (CLOCK_MONOTONIC). */
 struct tr2_file_time {
 	uint64_t now_ns;
 };
@@ -108,9 +111,6 @@ int tr2_recording_flush(struct tr2_recording *r);
  * ("reached --record-size=N bytes", "failed to write 'FILE': ..."), and in
  * *full whether it was the limit (1) or an error (0). */
 const char *tr2_recording_stopped(const struct tr2_recording *r, int *full);
-
-/* Bytes in the file so far (buffered ones included). */
-uint64_t tr2_recording_bytes(const struct tr2_recording *r);
 
 /* Appends the END record (past the limit, if need be: it is small), writes
  * everything out and closes the file.  Returns 0, or -1 with the reason in

@@ -113,11 +113,11 @@ static int record(struct tr2_replay *r, const struct tr2_file_rec *h, const unsi
 	const char *why;
 	struct tr2_rec rec;
 	struct tr2_file_lost lost;
-	struct tr2_file_span span;
+	struct tr2_file_held held;
 	struct tr2_file_time t;
 	struct tr2_file_end end;
 	static const uint32_t sizes[TR2_FILE__COUNT] = {
-		[TR2_FILE_LOST] = sizeof(lost), [TR2_FILE_HELD] = sizeof(span), [TR2_FILE_TICK] = sizeof(t),
+		[TR2_FILE_LOST] = sizeof(lost), [TR2_FILE_HELD] = sizeof(held), [TR2_FILE_TICK] = sizeof(t),
 		[TR2_FILE_PAUSE] = sizeof(t), [TR2_FILE_RESUME] = sizeof(t), [TR2_FILE_END] = sizeof(end),
 	};
 
@@ -145,10 +145,10 @@ static int record(struct tr2_replay *r, const struct tr2_file_rec *h, const unsi
 		tr2_session_lost(r->session, lost.pid, lost.count, lost.ts_ns);
 		return 0;
 	case TR2_FILE_HELD:
-		memcpy(&span, p, sizeof(span));
-		if (span.from_ns > span.to_ns || span.to_ns >= TR2_TS_MAX)
-			return damaged(r, "a time span out of range");
-		tr2_session_resumed(r->session, span.pid, span.from_ns, span.to_ns);
+		memcpy(&held, p, sizeof(held));
+		if (held.from_ns > held.to_ns || held.to_ns >= TR2_TS_MAX)
+			return damaged(r, "a HELD record's times out of range");
+		tr2_session_resumed(r->session, held.pid, held.from_ns, held.to_ns);
 		return 0;
 	case TR2_FILE_TICK:
 	case TR2_FILE_PAUSE:

@@ -173,7 +173,7 @@ static void feed_lost(struct tracer *tr, uint32_t pid, uint64_t count, uint64_t 
 
 static void feed_held(struct tracer *tr, uint32_t pid, uint64_t from_ns, uint64_t to_ns)
 {
-	struct tr2_file_span r = { .pid = pid, .from_ns = from_ns, .to_ns = to_ns };
+	struct tr2_file_held r = { .pid = pid, .from_ns = from_ns, .to_ns = to_ns };
 
 	if (tr->rec)
 		tr2_recording_put(tr->rec, TR2_FILE_HELD, &r, sizeof(r));
