@@ -462,10 +462,6 @@ int main(int argc, char **argv)
 	}
 	if ((ro.hist || ro.json_set || ro.by_set || ro.keys) && !ro.summary)
 		return usage_error("--hist, --summary-json, --summary-by and --summary-keys need --summary");
-	rd = tr2_reader_new();
-	in.buf = malloc(in.cap);
-	if (!in.buf)
-		abort();
 	if (ro.json_set) {
 		ro.json = tr2_dst_open(ro.json_dest, err, sizeof(err));
 		if (!ro.json) {
@@ -488,6 +484,10 @@ int main(int argc, char **argv)
 		tr2_dst_set_max_files(t.dst, max_files);
 		target = &t;
 	}
+	rd = tr2_reader_new();
+	in.buf = malloc(in.cap);
+	if (!in.buf)
+		abort();
 
 	if (optind == argc)
 		status = convert_any(STDIN_FILENO, "<stdin>", rd, target, &ro, &in);
