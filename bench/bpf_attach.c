@@ -38,6 +38,7 @@
 #include <bpf/libbpf.h>
 
 #include "tr2_attach.h"
+#include "tr2_kernel.h"
 
 #define MAX_SITES 8
 
@@ -96,7 +97,8 @@ int main(int argc, char **argv)
 	struct scan sc = { .payload = 1 };
 	struct bpf_object *obj;
 	char *sites = NULL;
-	int status, multi = 0, nop5 = 0, opt;
+	int status, nop5 = 0, opt;
+	struct tr2_kernel kernel;
 	char err[512];
 	pid_t child;
 
@@ -118,8 +120,10 @@ usage:
 	obj = bpf_object__open_file(argv[optind], NULL);
 	if (!obj)
 		return fail(argv[optind]);
-	if (!sites)
-		multi = tr2_attach_prepare(obj);
+	tr2_kernel_probe(&kernel);
+	if (sites)
+		kernel.uprobe_multi = 0;   /* attach_sites: one perf uprobe per site */
+	tr2_attach_prepare(obj, &kernel);
 	if (bpf_object__load(obj))
 		return fail("failed to load the BPF object");
 
@@ -142,7 +146,7 @@ usage:
 			return 2;
 		}
 	} else {
-		sc.a = tr2_attach_new(obj, multi);
+		sc.a = tr2_attach_new(obj, &kernel);
 		tr2_attach_set_nop5(sc.a, nop5);
 		if (tr2_attach_scan(sc.a, child, attach_runtime, &sc, err, sizeof(err)) || !sc.runtimes) {
 			fprintf(stderr, "bpf-attach: not attached: %s\n",

@@ -44,9 +44,10 @@ $(BENCH_DIR)/empty.bpf.o: bench/empty.bpf.c $(BUILD)/vmlinux.h
 # Attaches to tr2:batch with tr2-bpf's own code (loader/tr2_attach.c), so
 # that the traps are measured on the same kind of link; to the public trace2
 # probes as bpftrace does.
-$(BENCH_DIR)/bpf-attach: bench/bpf_attach.c $(BUILD)/loader/tr2_attach.o loader/tr2_attach.h
+$(BENCH_DIR)/bpf-attach: bench/bpf_attach.c $(BUILD)/loader/tr2_attach.o $(BUILD)/loader/tr2_kernel.o loader/tr2_attach.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/loader/tr2_attach.o -lbpf -lelf -lz
+	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/loader/tr2_attach.o \
+		$(BUILD)/loader/tr2_kernel.o -lbpf -lelf -lz
 
 # git and git-stock (contrib/git/build.mk): section 10, bench/git.sh.
 bench: $(BUILD)/tr2-bpf $(BUILD)/tr2-fmt $(BENCH_PROGS) $(TEST_PROGS_DIR)/tr2_shapes \

@@ -26,6 +26,7 @@
 #define SIGTSTP 20
 #define SIGTTIN 21
 #define SIGTTOU 22
+#define PF_KTHREAD 0x00200000  /* include/linux/sched.h */
 #define X86_PF_INSTR 0x10  /* page fault error code: an instruction fetch (arch/x86) */
 
 /* User memory straight into a ring-buffer record (Linux 6.16+; see copy_direct). */
@@ -56,9 +57,22 @@ const volatile __u32 tracer_tgid = 0;
  * timer.  A wakeup per record (irq_work, then a cross-CPU wakeup) nearly
  * doubled the cost of an event (BENCHMARKS.md). */
 const volatile __u64 wakeup_bytes = 1 << 20;
-/* The kernel has bpf_probe_read_user_dynptr (6.16): batches are read from
- * user memory straight into the ring buffer, else through a scratch. */
+/* What the kernel offers, decided once by tr2-bpf before the load
+ * (loader/tr2_kernel.c); a branch on one of these is pruned by the
+ * verifier, so that a program never calls what the kernel lacks:
+ *  - copy_direct: bpf_probe_read_user_dynptr (6.16): batches are read from
+ *    user memory straight into the ring buffer, else through a scratch;
+ *  - task_storage: task local storage and bpf_get_current_task_btf (5.11),
+ *    else a thread's state is in a hash map keyed by its tid;
+ *  - attach_cookie: bpf_get_attach_cookie (5.15), where tr2:batch's
+ *    argument spec comes from, else tr2-bpf has checked that every batch
+ *    site passes its arguments in %rdi and %rsi. */
 const volatile int copy_direct = 1;
+/* -- CMD on a kernel before Linux 6.12: tr2-bpf anchors each process's
+ * enable when its fork record arrives (loader/tr2_attach.h): woken at once. */
+const volatile int wake_at_fork = 0;
+const volatile int task_storage = 1;
+const volatile int attach_cookie = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -150,6 +164,11 @@ struct {
  * held again at its next new object, and again. */
 int tracer_absent;
 
+/* Whether a user thread's memory is still there at sched_process_exit:
+ * 0 not known yet, 1 yes (Linux 6.18), 2 no (6.12 and older).  Where it is not and on_do_exit
+ * is not attached, threads' last calls are lost (tr2_kernel_warn_exit). */
+int exit_memory;
+
 /* The guard's tgid (loader/tr2_guard.c), set by tr2-bpf before it
  * attaches: -a never holds it, which lets go the others. */
 int guard_tgid;
@@ -161,7 +180,9 @@ int guard_tgid;
 int starting;
 
 /* Per thread: its fault count + 1 at an instruction fault, else 0 (see
- * code_page() in tr2_hold.bpf.h). */
+ * code_page() in tr2_hold.bpf.h).  Task storage, or without it (task_storage
+ * 0) a hash map keyed by tid: tr2-bpf sets its type and size before the
+ * load (TR2_THREADS_MAX), and on_exit deletes a thread's entry. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -175,16 +196,28 @@ struct {
 /* --- the record path --- */
 
 /* tr2:batch (usdt/tr2_probe.c): arg0 the calling thread's buffer, arg1 the
- * sid its program made (NULL: none). */
+ * sid its program made (NULL: none).  Without BPF cookies the spec cannot
+ * be looked up: tr2-bpf attaches only to sites that pass them in %rdi and
+ * %rsi (tr2_attach.c), as the runtime's noinline batch_site does. */
 SEC("usdt")
-int BPF_USDT(probe_batch, __u64 buf, const char *sid)
+int probe_batch(struct pt_regs *ctx)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 	__u64 id = bpf_get_current_pid_tgid();
-	struct thread_state *ts = thread_of(task, id >> 32);
+	struct thread_state *ts = thread_of(task, id >> 32, (__u32)id);
+	long buf = 0, sid = 0;
 
-	if (ts && buf)
-		drain(ts, task, id >> 32, (__u32)id, buf, sid);
+	if (!ts)
+		return 0;
+	if (attach_cookie) {
+		bpf_usdt_arg(ctx, 0, &buf);
+		bpf_usdt_arg(ctx, 1, &sid);
+	} else {
+		buf = BPF_CORE_READ(ctx, di);
+		sid = BPF_CORE_READ(ctx, si);
+	}
+	if (buf)
+		drain(ts, task, id >> 32, (__u32)id, buf, (const char *)sid);
 	return 0;
 }
 
@@ -207,9 +240,29 @@ int on_tick(void *ctx)
 	return 0;
 }
 
-/* exec, before the old image's memory goes (Linux 6.10+): its last calls. */
+/* exec, before the old image's memory goes: its last calls.  The
+ * tracepoint where the kernel has it (Linux 6.10+), else the entry of
+ * begin_new_exec, which replaces the memory (tr2-bpf loads one of them). */
 SEC("tp_btf/sched_prepare_exec")
 int BPF_PROG(on_prepare_exec, struct task_struct *task, struct linux_binprm *bprm)
+{
+	drain_current();
+	return 0;
+}
+
+SEC("fentry/begin_new_exec")
+int BPF_PROG(on_begin_new_exec, struct linux_binprm *bprm)
+{
+	drain_current();
+	return 0;
+}
+
+/* A thread ends, while its memory is still there: on Linux 6.12 and older the
+ * kernel releases it (exit_mm) before sched_process_exit runs, so that a
+ * copy there finds nothing to read.  The thread's last calls (exit,
+ * atexit, its timers and counters) go here; on_exit finishes. */
+SEC("fentry/do_exit")
+int BPF_PROG(on_do_exit, long code)
 {
 	drain_current();
 	return 0;
@@ -241,7 +294,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	if (!follow || ppid == cpid || !bpf_map_lookup_elem(&traced, &ppid))
 		return 0;
 	bpf_map_update_elem(&traced, &cpid, &one, BPF_ANY);
-	send_rec(TR2_REC_FORK, cpid, child->pid, ppid, child->start_time, 0, 0);
+	send_rec(TR2_REC_FORK, cpid, child->pid, ppid, child->start_time, 0, wake_at_fork);
 	return 0;
 }
 
@@ -254,18 +307,23 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
-	struct thread_state *ts = bpf_task_storage_get(&threads, p, 0, 0);
-	__u32 pid = p->tgid;
+	struct thread_state *ts = thread_state(p, p->pid);
+	__u32 pid = p->tgid, tid = p->pid;
 
 	if (pid == tracer_tgid) {
 		tracer_absent = 1;   /* tr2-bpf ends (killed, crashed, done): no one to wait for */
 		return 0;
 	}
+	if (!exit_memory && !(p->flags & PF_KTHREAD))
+		exit_memory = p->mm ? 1 : 2;
 	if (ts) {
 		drain_current();
 		if (ts->announced)
-			send_rec(TR2_REC_THREAD_GONE, pid, p->pid, 0, 0, 0, 0);
+			send_rec(TR2_REC_THREAD_GONE, pid, tid, 0, 0, 0, 0);
+		thread_forget(p, tid);
 	}
+	if (!task_storage)
+		bpf_map_delete_elem(&code_fault, &tid);
 	/* do_exit() counts live threads down before this tracepoint. */
 	if (BPF_CORE_READ(p, signal, live.counter) == 0) {
 		/* killed while held: its pid may be another process's soon */
@@ -290,7 +348,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	/* A new program: a new thread state, the filters decided again. */
 	if (had_events || trace_all)
-		bpf_task_storage_delete(&threads, p);
+		thread_forget(p, p->pid);
 	if (!traced_now(pid))
 		return 0;
 	stop = unknown_object(p->mm->exe_file->f_inode, &key);
@@ -308,13 +366,15 @@ int BPF_PROG(on_fault, unsigned long address, struct pt_regs *regs, unsigned lon
 
 	if (!(error_code & X86_PF_INSTR) || !traced_now(bpf_get_current_pid_tgid() >> 32))
 		return 0;
-	task = bpf_get_current_task_btf();
-	pending = bpf_task_storage_get(&code_fault, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	task = current_task();
+	pending = code_fault_of(task, 1);
 	if (pending)
 		*pending = faults_of(task);
 	return 0;
 }
 
+/* The tracepoints where the kernel has them (newer than 6.1), else the entries
+ * of the two functions that hold them (tr2-bpf loads one pair). */
 SEC("tp_btf/mm_filemap_map_pages")
 int BPF_PROG(on_map_pages, struct address_space *mapping, unsigned long index, unsigned long last)
 {
@@ -326,5 +386,19 @@ SEC("tp_btf/mm_filemap_fault")
 int BPF_PROG(on_filemap_fault, struct address_space *mapping, unsigned long index)
 {
 	code_page(mapping);
+	return 0;
+}
+
+SEC("fentry/filemap_map_pages")
+int BPF_PROG(on_filemap_map_pages_fn, struct vm_fault *vmf)
+{
+	code_page(vmf->vma->vm_file->f_mapping);
+	return 0;
+}
+
+SEC("fentry/filemap_fault")
+int BPF_PROG(on_filemap_fault_fn, struct vm_fault *vmf)
+{
+	code_page(vmf->vma->vm_file->f_mapping);
 	return 0;
 }

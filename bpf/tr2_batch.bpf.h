@@ -17,12 +17,59 @@ struct thread_state {
 	__u8 announced;   /* TR2_REC_THREAD_INFO sent */
 	__u8 ignored;     /* the filters (--comm, --uid, --cgroup) leave its process out */
 };
+/* Task storage, or without it (task_storage 0) a hash map keyed by tid, as
+ * code_fault in tr2.bpf.c. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct thread_state);
 } threads SEC(".maps");
+
+/* The calling thread's task: a BTF pointer where the kernel gives one
+ * (task_storage), else a plain address; either way read its fields with
+ * BPF_CORE_READ. */
+static __always_inline struct task_struct *current_task(void)
+{
+	return task_storage ? bpf_get_current_task_btf() : (struct task_struct *)bpf_get_current_task();
+}
+
+/* The entry of thread task (tid) in map, a task storage or a hash map by
+ * tid; made (zeroed) when create and it has none.  NULL: none, or no room. */
+static __always_inline void *thread_entry(void *map, struct task_struct *task, __u32 tid, int create)
+{
+	struct thread_state zero = {};
+	void *v;
+
+	if (task_storage)
+		return bpf_task_storage_get(map, task, 0, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	v = bpf_map_lookup_elem(map, &tid);
+	if (v || !create)
+		return v;
+	/* zero is as large as the largest value of the two maps */
+	bpf_map_update_elem(map, &tid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, &tid);
+}
+
+static __always_inline struct thread_state *thread_state(struct task_struct *task, __u32 tid)
+{
+	return thread_entry(&threads, task, tid, 0);
+}
+
+/* Forgets thread task's state (it ended, or exec'd). */
+static __always_inline void thread_forget(struct task_struct *task, __u32 tid)
+{
+	if (task_storage)
+		bpf_task_storage_delete(&threads, task);
+	else
+		bpf_map_delete_elem(&threads, &tid);
+}
+
+static __always_inline __u64 *code_fault_of(struct task_struct *task, int create)
+{
+	return thread_entry(&code_fault, task, (__u32)bpf_get_current_pid_tgid(), create);
+}
+
 
 /* The part of a buffer the eBPF side reads (struct tr2_tbuf's first bytes). */
 struct tbuf_hdr {
@@ -106,7 +153,7 @@ static __always_inline int wanted(void)
 	if (narrow_uid && (__u32)bpf_get_current_uid_gid() != uid)
 		return 0;
 	if (narrow_comm) {
-		bpf_probe_read_kernel_str(comm, sizeof(comm), bpf_get_current_task_btf()->group_leader->comm);
+		BPF_CORE_READ_STR_INTO(&comm, current_task(), group_leader, comm);
 		if (!bpf_map_lookup_elem(&comms, comm))
 			return 0;
 	}
@@ -133,11 +180,11 @@ static __always_inline __u32 own_tid(struct task_struct *task)
 	return read_upid(p, BPF_CORE_READ(p, level), &up) ? 0 : up.nr;
 }
 
-/* The state of the calling thread (task, of process pid), made at its first
- * batch; NULL when it is not traced. */
-static __always_inline struct thread_state *thread_of(struct task_struct *task, __u32 pid)
+/* The state of the calling thread (task, tid of process pid), made at its
+ * first batch; NULL when it is not traced. */
+static __always_inline struct thread_state *thread_of(struct task_struct *task, __u32 pid, __u32 tid)
 {
-	struct thread_state *ts = bpf_task_storage_get(&threads, task, 0, 0);
+	struct thread_state *ts = thread_state(task, tid);
 	__u8 one = 1;
 
 	if (ts)
@@ -147,7 +194,7 @@ static __always_inline struct thread_state *thread_of(struct task_struct *task, 
 	 * process the filters leave out gets one that says so. */
 	if (follow && !bpf_map_lookup_elem(&traced, &pid))
 		return 0;
-	ts = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	ts = thread_entry(&threads, task, tid, 1);
 	if (!ts)
 		return 0;
 	ts->own_tid = own_tid(task);
@@ -244,12 +291,14 @@ static __always_inline void announce(struct thread_state *ts, struct task_struct
 
 /* Kernels before 6.16 have no bpf_probe_read_user_dynptr: there a batch is
  * read into this CPU's scratch first, then copied into the ring buffer
- * (`copy_direct` 0).  A program preempted on the CPU holds it: a drain that
- * finds it busy counts its calls as lost. */
+ * (`copy_direct` 0).  A drain takes the scratch of its CPU by making its
+ * entry in scratch_held (BPF_NOEXIST: atomic on every kernel, where BPF's
+ * own atomic exchange is 5.12+ and refused in any program before), and
+ * gives it back by deleting it: a program at a uprobe may be preempted
+ * while it holds it, and one that finds it held counts its calls as lost. */
 struct scratch {
 	struct tr2_rec r;
 	char data[2 * TR2_TBUF_DATA];   /* room past the first piece, for the verifier */
-	__u32 busy;
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -257,6 +306,12 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch SEC(".maps");
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);         /* as scratch */
+	__type(key, __u32);
+	__type(value, __u8);
+} scratch_held SEC(".maps");
 
 /* The header r and the bytes first bytes at data + off, then the rest at
  * data (the buffer wraps), into one ring-buffer record; 0, else -1. */
@@ -265,6 +320,7 @@ static __always_inline int copy_out(const struct tr2_rec *r, __u32 bytes, __u32 
 	struct bpf_dynptr d;
 	struct scratch *sc;
 	__u32 cpu, rest;
+	__u8 one = 1;
 	int err;
 
 	if (copy_direct) {
@@ -281,7 +337,7 @@ static __always_inline int copy_out(const struct tr2_rec *r, __u32 bytes, __u32 
 	}
 	cpu = bpf_get_smp_processor_id();
 	sc = bpf_map_lookup_elem(&scratch, &cpu);
-	if (!sc || __sync_lock_test_and_set(&sc->busy, 1))
+	if (!sc || bpf_map_update_elem(&scratch_held, &cpu, &one, BPF_NOEXIST))
 		return -1;
 	rest = bytes - first;
 	if (first > TR2_TBUF_DATA || rest > TR2_TBUF_DATA)   /* never: bounds for the verifier */
@@ -290,7 +346,7 @@ static __always_inline int copy_out(const struct tr2_rec *r, __u32 bytes, __u32 
 	err = bpf_probe_read_user(sc->data, first, (void *)(data + off)) ||
 	      (rest && bpf_probe_read_user(sc->data + first, rest, (void *)data)) ||
 	      bpf_ringbuf_output(&events, sc, sizeof(*r) + first + rest, wake_flags(0));
-	sc->busy = 0;
+	bpf_map_delete_elem(&scratch_held, &cpu);
 	return err ? -1 : 0;
 }
 
@@ -345,8 +401,12 @@ static __always_inline void drain(struct thread_state *ts, struct task_struct *t
 
 	struct tbuf_hdr h;
 
-	if (__sync_lock_test_and_set(&ts->draining, 1))
+	/* Only programs on this thread drain it, and one that runs amid
+	 * another (an interrupt, or the switch of a preempted uprobe program)
+	 * ends before the other goes on: a plain test and set serves. */
+	if (ts->draining)
 		return;
+	ts->draining = 1;
 	if (!addr)
 		addr = ts->buf;
 	if (!addr || bpf_probe_read_user(&h, sizeof(h), (void *)addr) || h.magic != TR2_TBUF_MAGIC ||
@@ -372,12 +432,11 @@ out:
 /* The calling thread's calls, from a program that is not its batch. */
 static __always_inline void drain_current(void)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct thread_state *ts = bpf_task_storage_get(&threads, task, 0, 0);
-	__u64 id;
+	struct task_struct *task = current_task();
+	__u64 id = bpf_get_current_pid_tgid();
+	struct thread_state *ts = thread_state(task, (__u32)id);
 
 	if (!ts || !ts->buf)
 		return;
-	id = bpf_get_current_pid_tgid();
 	drain(ts, task, id >> 32, (__u32)id, 0, 0);
 }

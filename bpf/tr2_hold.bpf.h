@@ -95,15 +95,15 @@ static __always_inline void send_object(__u8 kind, int stop, const struct tr2_ob
 
 static __always_inline __u64 faults_of(struct task_struct *task)
 {
-	return task->min_flt + task->maj_flt + 1;
+	return BPF_CORE_READ(task, min_flt) + BPF_CORE_READ(task, maj_flt) + 1;
 }
 
 /* The page being mapped is in mapping's file: when the thread's fault is
  * the instruction fetch on_fault saw, that is the file whose code runs. */
 static __always_inline void code_page(struct address_space *mapping)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 *pending = bpf_task_storage_get(&code_fault, task, 0, 0);
+	struct task_struct *task = current_task();
+	__u64 *pending = code_fault_of(task, 0);
 	struct tr2_object_key key = {};
 	__u64 fault;
 

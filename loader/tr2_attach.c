@@ -43,7 +43,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/mount.h>
@@ -51,6 +50,7 @@
 #include <bpf/libbpf.h>
 
 #include "tr2_attach.h"
+#include "tr2_kernel.h"
 #include "tr2_mem.h"
 #include "tr2_record.h"
 
@@ -100,6 +100,7 @@ struct site {
 	unsigned long offset;      /* file offset of its 1-byte nop */
 	/* tr2:batch only: */
 	int pair;                  /* the 1-byte nop is followed by a 5-byte nop */
+	int in_regs;               /* its arguments are "8@%rdi 8@%rsi" (see probe_batch) */
 	int spec_id;
 	__u32 number;              /* the probe site's number (see above) */
 };
@@ -118,6 +119,8 @@ struct object {
 struct tr2_attach {
 	struct bpf_object *obj;
 	int multi;                 /* uprobe-multi links (Linux 6.6+) */
+	int cookies;               /* BPF cookies (Linux 5.15+): the spec id of each site */
+	int sample_read;           /* inherited enables with PERF_SAMPLE_READ (Linux 6.12+), else anchors */
 	int nop5;                  /* payload uprobes on the 5-byte nop of each pair */
 	int spec_map_fd;
 	int known_map_fd;          /* the eBPF side's "known" objects, or -1 */
@@ -135,6 +138,11 @@ struct tr2_attach {
 		int *fd;
 		int n, cap;
 	} enables, payloads;       /* tr2:enable's perf events; tr2:batch's multi links */
+	struct anchor {
+		pid_t pid;
+		int fd;
+	} *anchors;                /* see tr2_attach_anchor; closed with the enables */
+	int nanchors, cap_anchors;
 	__u32 site_numbers;        /* probe site numbers given out */
 	int uprobe_pmu;            /* the "uprobe" PMU's perf type, 0 until read */
 	int tracefs;               /* tracefs (see open_tracefs), -1 until needed */
@@ -143,29 +151,18 @@ struct tr2_attach {
 	unsigned event_tag;        /* in the names of this tr2-bpf's tracefs events */
 };
 
-static int kernel_at_least(int major, int minor)
-{
-	struct utsname u;
-	int ma = 0, mi = 0;
-
-	return !uname(&u) && sscanf(u.release, "%d.%d", &ma, &mi) == 2 &&
-	       (ma > major || (ma == major && mi >= minor));
-}
-
-int tr2_attach_prepare(struct bpf_object *obj)
+void tr2_attach_prepare(struct bpf_object *obj, const struct tr2_kernel *k)
 {
 	struct bpf_program *prog;
-	int multi = kernel_at_least(6, 6);
 
-	if (!multi)
-		return 0;
+	if (!k->uprobe_multi)
+		return;
 	bpf_object__for_each_program(prog, obj)
 		if (!strncmp(bpf_program__name(prog), "probe_", 6))
 			bpf_program__set_expected_attach_type(prog, TR2_BPF_TRACE_UPROBE_MULTI);
-	return 1;
 }
 
-struct tr2_attach *tr2_attach_new(struct bpf_object *obj, int multi)
+struct tr2_attach *tr2_attach_new(struct bpf_object *obj, const struct tr2_kernel *k)
 {
 	struct tr2_attach *a = calloc(1, sizeof(*a));
 	struct bpf_map *map = bpf_object__find_map_by_name(obj, "__bpf_usdt_specs");
@@ -174,7 +171,9 @@ struct tr2_attach *tr2_attach_new(struct bpf_object *obj, int multi)
 		abort();
 	elf_version(EV_CURRENT);
 	a->obj = obj;
-	a->multi = multi;
+	a->multi = k->uprobe_multi;
+	a->cookies = k->attach_cookie;
+	a->sample_read = k->sample_read_inherit;
 	a->tracefs = a->events_fd = -1;
 	if (getrandom(&a->event_tag, sizeof(a->event_tag), 0) != sizeof(a->event_tag))
 		a->event_tag = (unsigned)getpid() ^ (unsigned)time(NULL);
@@ -182,6 +181,11 @@ struct tr2_attach *tr2_attach_new(struct bpf_object *obj, int multi)
 	map = bpf_object__find_map_by_name(obj, "known");
 	a->known_map_fd = map ? bpf_map__fd(map) : -1;
 	return a;
+}
+
+int tr2_attach_multi(const struct tr2_attach *a)
+{
+	return a->multi;
 }
 
 int tr2_attach_uses_nop5(const struct tr2_attach *a)
@@ -425,6 +429,7 @@ static int read_probe(void *ctx, const struct note_probe *p)
 		return 0;   /* a trace2 probe: other tracers' */
 	s->pair = pread(rd->fd, insn, sizeof(insn), p->pc_off) == sizeof(insn) &&
 		  !memcmp(insn, "\x90\x0f\x1f\x44\x00\x00", 6);
+	s->in_regs = !strcmp(p->args, "8@%rdi 8@%rsi");
 	s->spec_id = spec_id(rd->a, p->args);
 	s->number = ++rd->a->site_numbers;
 	if (s->spec_id < 0) {
@@ -481,9 +486,11 @@ int tr2_attach_find_probe(const char *path, const char *prov, const char *name, 
 	return found ? 0 : -1;
 }
 
-static __u64 cookie(const struct site *s)
+/* A site's BPF cookie; 0 where the kernel has none (probe_batch then reads
+ * %rdi and %rsi). */
+static __u64 cookie(const struct tr2_attach *a, const struct site *s)
 {
-	return (__u64)s->number << 32 | (__u32)s->spec_id;
+	return a->cookies ? (__u64)s->number << 32 | (__u32)s->spec_id : 0;
 }
 
 /* /proc/self/fd/N of an object, the path the kernel is handed. */
@@ -537,10 +544,16 @@ int tr2_attach_payload(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, 
 	struct bpf_program *prog = bpf_object__find_program_by_name(a->obj, "probe_batch");
 	/* the 5-byte nop of a pair, where chosen (tr2_attach_set_nop5) */
 	unsigned long off = o->batch.offset + (a->nop5 && o->batch.pair);
-	__u64 bpf_cookie = cookie(&o->batch);
+	__u64 bpf_cookie = cookie(a, &o->batch);
 	char path[64];
 	int r;
 
+	if (!a->cookies && !o->batch.in_regs) {
+		snprintf(err, errlen, "cannot attach to probe tr2:batch in %s: without BPF cookies (Linux "
+			 "before 5.15) its arguments must be in %%rdi and %%rsi (a runtime built with -O0?)",
+			 o->pub.name);
+		return -1;
+	}
 	fd_path(o, path, sizeof(path));
 	r = !prog ? -1 : a->multi ? link_multi(a, bpf_program__fd(prog), path, &off, NULL, &bpf_cookie, 1, pid) :
 		link_one(a, prog, path, off, bpf_cookie, pid);
@@ -692,34 +705,22 @@ static void event_name(const struct tr2_attach *a, int n, char *buf, size_t size
 	snprintf(buf, size, "tr2_%d/e%d_%08x", (int)getpid(), n, a->event_tag);
 }
 
-/* perf_event_open(2) of an inherited enable, with PERF_SAMPLE_READ where
- * the kernel takes it (Linux 6.12+; see tr2_attach_enable in tr2_attach.h
- * for why); without it, once said, on an older kernel. */
-static int perf_open_inherited(struct perf_event_attr *attr, pid_t pid)
+/* perf_event_open(2) of an enable for process pid, inherited (what it
+ * forks from now on has it too) or not; an inherited one with
+ * PERF_SAMPLE_READ where the kernel has what that does (Linux 6.12+; see
+ * tr2_attach_enable in tr2_attach.h for why). */
+static int perf_open_enable(struct tr2_attach *a, struct perf_event_attr *attr, pid_t pid, int inherit)
 {
-	static int no_sample_read;
-	int fd;
-
-	attr->inherit = 1;
-	attr->sample_type = no_sample_read ? 0 : PERF_SAMPLE_READ | PERF_SAMPLE_TID;
-	fd = perf_open(attr, pid, -1);
-	if (fd < 0 && errno == EINVAL && !no_sample_read) {
-		attr->sample_type = 0;
-		fd = perf_open(attr, pid, -1);
-		if (fd >= 0) {   /* the flag was what it refused */
-			no_sample_read = 1;
-			fprintf(stderr, "tr2-bpf: warning: this kernel (before Linux 6.12) may stop tracing "
-				"a process of CMD's tree when a related process ends, without counting "
-				"what is lost: see tr2-bpf(1), NOTES\n");
-		}
-	}
-	return fd;
+	attr->inherit = inherit;
+	attr->sample_type = inherit && a->sample_read ? PERF_SAMPLE_READ | PERF_SAMPLE_TID : 0;
+	return perf_open(attr, pid, -1);
 }
 
 /* A perf event of the tracefs event on o's tr2:enable, with its semaphore,
- * for process pid and what it forks from now on; the event is made at the
- * first call.  Returns the perf event's descriptor, or -1 with errno set. */
-static int enable_tracefs(struct tr2_attach *a, struct object *o, pid_t pid)
+ * for process pid, and what it forks from now on when inherit is 1; the
+ * event is made at the first call.  Returns the perf event's descriptor, or
+ * -1 with errno set. */
+static int enable_tracefs(struct tr2_attach *a, struct object *o, pid_t pid, int inherit)
 {
 	struct perf_event_attr attr;
 	char line[256], name[64], path[128];
@@ -734,7 +735,7 @@ static int enable_tracefs(struct tr2_attach *a, struct object *o, pid_t pid)
 	attr.disabled = 1;   /* see tr2_attach_enable */
 	if (o->tracefs_id) {
 		attr.config = o->tracefs_id;
-		return perf_open_inherited(&attr, pid);
+		return perf_open_enable(a, &attr, pid, inherit);
 	}
 	flock(a->events_fd, LOCK_EX);
 	if (!a->tracefs_events)
@@ -749,7 +750,7 @@ static int enable_tracefs(struct tr2_attach *a, struct object *o, pid_t pid)
 		if (id_fd >= 0 && !(f = fdopen(id_fd, "re")))
 			close(id_fd);
 		if (f && fscanf(f, "%llu", &attr.config) == 1 && attr.config > 0)
-			fd = perf_open_inherited(&attr, pid);
+			fd = perf_open_enable(a, &attr, pid, inherit);
 		else
 			errno = ENOENT;
 		if (f)
@@ -777,7 +778,7 @@ int tr2_attach_enable(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, i
 	if (!inherit) {
 		fd = enable_pmu(a, o, pid, -1);
 	} else {
-		fd = enable_tracefs(a, o, pid);
+		fd = enable_tracefs(a, o, pid, 1);
 		if (fd >= 0)
 			keep_fd(&a->enables, fd);
 	}
@@ -788,6 +789,32 @@ int tr2_attach_enable(struct tr2_attach *a, struct tr2_object *pub, pid_t pid, i
 		return -1;
 	}
 	return 0;   /* a process already gone needs nothing */
+}
+
+int tr2_attach_anchored(const struct tr2_attach *a)
+{
+	return !a->sample_read;
+}
+
+int tr2_attach_anchor(struct tr2_attach *a, struct tr2_object *pub, pid_t pid)
+{
+	int fd = enable_tracefs(a, (struct object *)pub, pid, 0);
+
+	if (fd < 0)
+		return -1;
+	a->anchors = tr2_grow(a->anchors, a->nanchors, &a->cap_anchors, sizeof(*a->anchors));
+	a->anchors[a->nanchors].pid = pid;
+	a->anchors[a->nanchors++].fd = fd;
+	return 0;
+}
+
+void tr2_attach_unanchor(struct tr2_attach *a, pid_t pid)
+{
+	for (int i = 0; i < a->nanchors; i++)
+		if (a->anchors[i].pid == pid) {
+			close(a->anchors[i].fd);
+			a->anchors[i--] = a->anchors[--a->nanchors];
+		}
 }
 
 int tr2_attach_enable_all(struct tr2_attach *a, struct tr2_object *pub, char *err, size_t errlen)
@@ -964,6 +991,9 @@ void tr2_attach_free(struct tr2_attach *a)
 {
 	if (!a)
 		return;
+	for (int i = 0; i < a->nanchors; i++)
+		keep_fd(&a->enables, a->anchors[i].fd);
+	free(a->anchors);
 	close_fds(&a->enables);
 	close_fds(&a->payloads);
 	for (int i = 0; i < a->nlinks; i++)

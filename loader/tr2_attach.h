@@ -25,6 +25,7 @@ struct bpf_program;
 struct bpf_object;
 struct bpf_program;
 struct tr2_attach;
+struct tr2_kernel;
 
 /* An object file looked at, by the (dev, ino) of the file a process maps. */
 struct tr2_object {
@@ -42,15 +43,18 @@ struct tr2_object {
 
 /*
  * Before obj is loaded: makes its "probe_<probe>" programs uprobe-multi
- * programs where the kernel has those links (Linux 6.6+).
- * Returns 1 when it did, 0 when probes will be attached one perf uprobe per
- * site.
+ * programs where the kernel k has those links (Linux 6.6+); elsewhere
+ * probes are attached one perf uprobe per site.
  */
-int tr2_attach_prepare(struct bpf_object *obj);
+void tr2_attach_prepare(struct bpf_object *obj, const struct tr2_kernel *k);
 
-/* Creates the bookkeeping for the programs of the loaded obj; multi: what
- * tr2_attach_prepare() returned. */
-struct tr2_attach *tr2_attach_new(struct bpf_object *obj, int multi);
+/* Creates the bookkeeping for the programs of the loaded obj, on kernel k
+ * (the same as tr2_attach_prepare's). */
+struct tr2_attach *tr2_attach_new(struct bpf_object *obj, const struct tr2_kernel *k);
+
+/* 1 when probes are attached with uprobe-multi links, 0 with one perf
+ * uprobe per site. */
+int tr2_attach_multi(const struct tr2_attach *a);
 
 /* 1 when payload uprobes go on the 5-byte nop of each site, 0 when on the
  * 1-byte nop (the default; see tr2_attach_set_nop5). */
@@ -108,10 +112,30 @@ int tr2_attach_payload(struct tr2_attach *a, struct tr2_object *o, pid_t pid, ch
  * lowers its semaphore, and its later calls are never made.  A context
  * with an inherited PERF_SAMPLE_READ event is never swapped (its
  * nr_no_switch_fast, Linux 6.12+).  Measured on Linux 6.18, tr2_stress
- * family 20: 9 runs of 10 lost events without it, 0 of 50 with it.
+ * family 20: 9 runs of 10 lost events without it, 0 of 50 with it.  An
+ * older kernel refuses the flag with inherit (EINVAL): there each process
+ * of the tree gets an anchor (tr2_attach_anchor).
  */
 int tr2_attach_enable(struct tr2_attach *a, struct tr2_object *o, pid_t pid, int inherit,
 		      char *err, size_t errlen);
+
+/* 1 on a kernel before Linux 6.12, where inherited enables need anchors. */
+int tr2_attach_anchored(const struct tr2_attach *a);
+
+/*
+ * Keeps process pid's inherited enable of o on where the kernel could take
+ * it away (tr2_attach_anchored; see tr2_attach_enable for how): a perf
+ * event of the same enable for pid alone, which names pid for as long as
+ * it lives, so that the uprobe filter always finds an event for pid's
+ * memory; closed by tr2_attach_unanchor or at the end.  Made when pid's
+ * fork record arrives (the eBPF side wakes tr2-bpf at once for it, about
+ * 0.1 ms after the fork): a relative's end within that window can still
+ * take pid's enable.  Returns 0, or -1 with errno set (ESRCH: pid is gone).
+ */
+int tr2_attach_anchor(struct tr2_attach *a, struct tr2_object *o, pid_t pid);
+
+/* Closes process pid's anchors, if any: once it has ended. */
+void tr2_attach_unanchor(struct tr2_attach *a, pid_t pid);
 
 /* Raises trace2__state.on in every process that maps o (one perf event per
  * CPU); sets o->enable_all.  Returns 0, or -1 with a reason in err. */

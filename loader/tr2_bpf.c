@@ -19,6 +19,7 @@
 #include "tr2.skel.h"
 #include "tr2_attach.h"
 #include "tr2_cmd.h"
+#include "tr2_kernel.h"
 #include "tr2_mode.h"
 #include "tr2_ring.h"
 #include "tr2_tracer.h"
@@ -34,21 +35,13 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* Whether the running kernel's BTF has name of BTF kind (a kfunc, a
- * tracepoint's btf_trace_* typedef). */
-static int kernel_has(const char *name, int kind)
-{
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	int found = vmlinux && btf__find_by_name_kind(vmlinux, name, kind) >= 0;
-
-	btf__free(vmlinux);
-	return found;
-}
-
 /* Before the load: what the eBPF side reads as constants, and the sizes of
- * its maps. */
-static void set_rodata(struct tr2_bpf *skel, const struct tr2_opts *o, const struct tr2_mode *mode)
+ * its maps (what the kernel offers: tr2_kernel_setup). */
+static void set_rodata(struct tr2_bpf *skel, const struct tr2_opts *o, const struct tr2_mode *mode,
+		       const struct tr2_kernel *k)
 {
+	struct tr2_kernel test = *k;
+
 	skel->rodata->follow = mode->follow;
 	skel->rodata->trace_all = mode->all;
 	skel->rodata->narrow_comm = o->ncomms > 0;
@@ -59,16 +52,11 @@ static void set_rodata(struct tr2_bpf *skel, const struct tr2_opts *o, const str
 	skel->rodata->tracer_tgid = getpid();
 	skel->rodata->wakeup_bytes = o->ring_bytes / 4;
 	bpf_map__set_max_entries(skel->maps.events, o->ring_bytes);
-	/* Before Linux 6.16, batches go through a scratch per CPU (bpf/tr2_batch.bpf.h);
-	 * TR2_BPF_TEST_NO_DIRECT=1 takes that path anywhere, for tests. */
-	skel->rodata->copy_direct = kernel_has("bpf_probe_read_user_dynptr", BTF_KIND_FUNC) &&
-				    !getenv("TR2_BPF_TEST_NO_DIRECT");
-	if (!skel->rodata->copy_direct)
-		bpf_map__set_max_entries(skel->maps.scratch, libbpf_num_possible_cpus());
-	/* Before Linux 6.10 exec has no tracepoint before the old image goes:
-	 * calls waiting in a thread's buffer at an unannounced exec are lost. */
-	if (!kernel_has("btf_trace_sched_prepare_exec", BTF_KIND_TYPEDEF))
-		bpf_program__set_autoload(skel->progs.on_prepare_exec, false);
+	/* TR2_BPF_TEST_NO_DIRECT=1 takes the path of kernels before 6.16
+	 * anywhere (a scratch per CPU), for tests. */
+	if (getenv("TR2_BPF_TEST_NO_DIRECT"))
+		test.copy_direct = 0;
+	tr2_kernel_setup(&test, skel);
 	if (!mode->follow)
 		bpf_program__set_autoload(skel->progs.on_fork, false);
 }
@@ -120,8 +108,9 @@ static void raise_nofile(void)
 int main(int argc, char **argv)
 {
 	struct tr2_opts opts = { 0 };
-	struct tracer tr = { .opts = &opts };
-	int status = 0, multi;
+	struct tr2_kernel kernel;
+	struct tracer tr = { .opts = &opts, .kernel = &kernel };
+	int status = 0;
 	char err[512];
 
 	tr2_opts_parse(&opts, argc, argv);
@@ -140,8 +129,9 @@ int main(int argc, char **argv)
 	tr.skel = tr2_bpf__open();
 	if (!tr.skel)
 		tr2_fail("failed to open the BPF object: %s", strerror(errno));
-	set_rodata(tr.skel, &opts, tr.mode);
-	multi = tr2_attach_prepare(tr.skel->obj);
+	tr2_kernel_probe(&kernel);
+	set_rodata(tr.skel, &opts, tr.mode, &kernel);
+	tr2_attach_prepare(tr.skel->obj, &kernel);
 	if (tr2_bpf__load(tr.skel)) {
 		int e = errno;
 
@@ -149,7 +139,7 @@ int main(int argc, char **argv)
 			 e == EPERM ? " (run as root: needs CAP_BPF and CAP_PERFMON)" :
 			 e == EACCES ? " (the kernel's verifier refused one; -v shows its log)" : "");
 	}
-	tr2_tracer_init(&tr, multi);
+	tr2_tracer_init(&tr);
 
 	/* Until -p or -a has looked at what runs now, a process that runs code
 	 * of an object not seen yet is not stopped for it: nothing would serve
@@ -159,6 +149,7 @@ int main(int argc, char **argv)
 	if (tr2_bpf__attach(tr.skel))
 		tr2_fail("failed to attach the fork, exec, exit, switch and page fault tracepoints: %s",
 			 strerror(errno));
+	tr2_kernel_attach(&kernel, tr.skel, opts.verbose);
 	tr.nticks = tr2_attach_ticks(tr.skel->progs.on_tick, TR2_TICK_NS, tr.ticks,
 				     (int)(sizeof(tr.ticks) / sizeof(tr.ticks[0])), err, sizeof(err));
 	if (tr.nticks < 0)

@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -388,23 +390,38 @@ static int cmd_attach(struct tracer *tr, pid_t pid, char *err, size_t errlen)
 
 /* A child forked before an object's enable was made for the tree did not
  * inherit it (its fork record arrives after the attach that made it): it
- * gets an inherited enable of its own.  The pid is the child's while the
- * eBPF side has it traced (it drops a process from "traced" when it ends);
- * one that ended meanwhile, whose pid may be another process's now, gets
- * nothing. */
+ * gets an inherited enable of its own.  One that inherited it gets an
+ * anchor on a kernel that needs them (tr2_attach_anchor).  The pid is the
+ * child's while the pidfd taken first shows it alive and the eBPF side has
+ * it traced (it drops a process from "traced" when it ends); one that ended
+ * meanwhile, whose pid may be another process's now, gets nothing, or loses
+ * its anchor. */
 static void cmd_forked(struct tracer *tr, pid_t child, uint64_t fork_ns)
 {
 	struct cmd_state *st = tr->mode_state;
+	int anchored = tr2_attach_anchored(tr->attach);
+	struct pollfd gone = { .fd = anchored ? syscall(SYS_pidfd_open, child, 0) : -1, .events = POLLIN };
 	uint8_t in;
 	char err[512];
 
-	/* paused: cmd_resume raises it in the whole tree */
-	if (tr2_tracer_paused(tr) || bpf_map_lookup_elem(bpf_map__fd(tr->skel->maps.traced), &child, &in))
+	/* paused: cmd_resume raises the enables in the whole tree */
+	if (tr2_tracer_paused(tr) || (anchored && gone.fd < 0)) {
+		if (gone.fd >= 0)
+			close(gone.fd);
 		return;
-	for (int i = 0; i < st->nobjs; i++)
-		if (st->objs[i].enabled_ns > fork_ns &&
-		    tr2_attach_enable(tr->attach, st->objs[i].o, child, 1, err, sizeof(err)))
-			tr2_tracer_untraced(tr, child, err);
+	}
+	if (!bpf_map_lookup_elem(bpf_map__fd(tr->skel->maps.traced), &child, &in))
+		for (int i = 0; i < st->nobjs; i++) {
+			if (st->objs[i].enabled_ns > fork_ns &&
+			    tr2_attach_enable(tr->attach, st->objs[i].o, child, 1, err, sizeof(err)))
+				tr2_tracer_untraced(tr, child, err);
+			if (anchored && st->objs[i].enabled_ns && st->objs[i].enabled_ns <= fork_ns)
+				tr2_attach_anchor(tr->attach, st->objs[i].o, child);
+		}
+	if (anchored && poll(&gone, 1, 0) > 0)
+		tr2_attach_unanchor(tr->attach, child);
+	if (gone.fd >= 0)
+		close(gone.fd);
 }
 
 /* The processes forked while paused are in tr->procs (their fork records)

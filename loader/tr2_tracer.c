@@ -25,6 +25,7 @@
 #include "tr2_cmd.h"
 #include "tr2_dst.h"
 #include "tr2_guard.h"
+#include "tr2_kernel.h"
 #include "tr2_mem.h"
 #include "tr2_mode.h"
 #include "tr2_recording.h"
@@ -357,6 +358,8 @@ static void dispatch(struct tracer *tr, const struct tr2_rec *h, const void *dat
 			tr->mode->forked(tr, h->pid, h->ts_ns);
 		break;
 	case TR2_REC_PROC_GONE:
+		if (tr->attach)
+			tr2_attach_unanchor(tr->attach, h->pid);
 		for (int i = 0; i < tr->nprocs; i++)
 			if (tr->procs[i] == (pid_t)h->pid)
 				tr->procs[i] = tr->procs[--tr->nprocs];
@@ -442,7 +445,7 @@ static struct tr2_summary *setup_summary(struct tracer *tr, int64_t mono_to_real
 	return s;
 }
 
-void tr2_tracer_init(struct tracer *tr, int multi)
+void tr2_tracer_init(struct tracer *tr)
 {
 	const struct tr2_opts *o = tr->opts;
 	struct timespec real, mono;
@@ -480,13 +483,14 @@ void tr2_tracer_init(struct tracer *tr, int multi)
 		tr->summary = setup_summary(tr, start.mono_to_real_ns, start.since_ns);
 		tr2_session_set_summary(tr->session, tr->summary);
 	}
-	tr->attach = tr2_attach_new(tr->skel->obj, multi);
+	tr->attach = tr2_attach_new(tr->skel->obj, tr->kernel);
 	tr2_attach_set_nop5(tr->attach, o->probe_nop);
 	tr2_attach_set_known_per_process(tr->attach, tr->mode->known_per_process);
 	if (o->verbose)
 		fprintf(stderr, "tr2-bpf: uprobes on the %s nop of each probe site, %s\n",
 			o->probe_nop ? "5-byte" : "1-byte",
-			multi ? "one uprobe-multi link per object and probe" : "one perf uprobe per site");
+			tr2_attach_multi(tr->attach) ? "one uprobe-multi link per object and probe" :
+							"one perf uprobe per site");
 	tr->ring = tr2_ring_new(bpf_map__fd(tr->skel->maps.events), tr2_tracer_record, tr);
 	if (!tr->ring)
 		tr2_fail("failed to create the ring buffer: %s", strerror(errno));
@@ -560,6 +564,7 @@ int tr2_tracer_tick(struct tracer *tr)
 	else if (!pause_wanted && tr->paused_ns)
 		resume_tracing(tr);
 	mark_losses(tr);
+	tr2_kernel_check(tr->kernel, tr->skel);
 	feed_tick(tr, tr2_mono_ns());
 	if (exiting || all_failed(tr) || recording_stopped(tr))
 		return 0;
@@ -585,7 +590,9 @@ void tr2_tracer_stop(struct tracer *tr)
 	struct tr2_attach *attach = tr->attach;
 	uint64_t now = tr2_mono_ns();
 	struct bpf_link **holds[] = { &tr->skel->links.on_exec, &tr->skel->links.on_fault,
-				      &tr->skel->links.on_map_pages, &tr->skel->links.on_filemap_fault };
+				      &tr->skel->links.on_map_pages, &tr->skel->links.on_filemap_fault,
+				      &tr->skel->links.on_filemap_map_pages_fn,
+				      &tr->skel->links.on_filemap_fault_fn };
 
 	/* paused until the end: the streams say so */
 	if (tr->paused_ns) {

@@ -26,10 +26,13 @@ struct tr2_session;
 struct tr2_summary;
 
 /* The state of one trace. */
+struct tr2_kernel;
+
 struct tracer {
 	const struct tr2_opts *opts;
 	const struct tr2_mode *mode;
 	struct tr2_bpf *skel;
+	struct tr2_kernel *kernel;   /* what the kernel offers (tr2_kernel.h) */
 	struct tr2_attach *attach;
 	struct tr2_session *session; /* NULL with --record alone: nothing formatted now */
 	struct tr2_recording *rec;   /* --record, or NULL */
@@ -83,11 +86,12 @@ struct tracer {
 void tr2_tracer_open_targets(struct tracer *tr);
 
 /* After the load: fills the filter maps (--comm, --cgroup, --category),
- * starts the guard (tr2_guard.h), makes the session, the summary, the attach bookkeeping (multi: what
- * tr2_attach_prepare() returned) and the ring buffer's reader; installs the
+ * starts the guard (tr2_guard.h), makes the session, the summary, the attach
+ * bookkeeping (for tr->kernel, as tr2_attach_prepare() was given) and the ring
+ * buffer's reader; installs the
  * handlers of SIGINT and SIGTERM (which tr2_tracer_exiting() reports) and
  * ignores SIGPIPE.  Fails with tr2_fail. */
-void tr2_tracer_init(struct tracer *tr, int multi);
+void tr2_tracer_init(struct tracer *tr);
 
 /* The ring buffer's callback: one record, decoded and dispatched. */
 int tr2_tracer_record(void *ctx, void *data, size_t size);

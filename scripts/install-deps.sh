@@ -9,13 +9,15 @@
 # apt-get source (its own apt lists, with Debian's archive keyring), unpacks
 # it with dpkg-source (dpkg-dev, xz-utils), applies the series with patch and
 # builds it (zlib1g-dev); git's t0210-t0212 read their traces with perl
-# (JSON::PP).
+# (JSON::PP).  make test-kernels boots Debian's kernels under QEMU
+# (qemu-system-x86) with an initramfs of busybox-static (made with cpio,
+# the modules indexed with kmod's depmod).
 # With --bench, also what `make bench` compares against (LTTng-UST, perf).
 set -eu
 pkgs="make gcc g++ clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libssl-dev \
 libsimdjson-dev libcmocka-dev systemtap-sdt-dev libclang-rt-14-dev python3 git \
 man-db mandoc dpkg-dev debhelper lintian chromium sudo bpftrace \
-debian-archive-keyring xz-utils patch perl"
+debian-archive-keyring xz-utils patch perl qemu-system-x86 busybox-static cpio kmod"
 # npm fetches speedscope for tests/e2e/viewers.sh; a Node.js that is not
 # Debian's (NodeSource's) brings its own npm and conflicts with Debian's
 command -v npm > /dev/null || pkgs="$pkgs npm"

@@ -68,6 +68,12 @@ test-viewers: all ; tests/e2e/viewers.sh
 
 TESTS += test-loader test-e2e test-reliability test-shapes test-summary test-batch test-cmd test-viewers test-harm test-host test-af-unix
 
+# The end-to-end suites in QEMU guests of Debian's kernels 5.10, 6.1 and
+# 6.12 (issue 32; tests/kernels/run.sh says which suites on which kernel).
+.PHONY: test-kernels
+test-kernels: all ; tests/kernels/run.sh $(BUILD)
+TESTS += test-kernels
+
 # README's commands as written: its first ones as root without sudo and as a
 # user with sudo (added, then removed); its install-and-build steps into
 # /usr/local (then make uninstall) and into a private prefix.  Leaves

@@ -13,7 +13,11 @@
 #                            summary line (status 0) when not root or when the
 #                            kernel offers no BPF; a TR2BPF that cannot trace
 #                            /bin/true otherwise is a failure (status 1)
+#   slow N                   N scaled for a slow machine: TR2_TEST_SLOW (default
+#                            1) times N, for the suites' time bounds; the QEMU
+#                            guests of tests/kernels emulate the CPU and set it
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
+slow() { echo $(($1 * ${TR2_TEST_SLOW:-1})); }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }
 same() {

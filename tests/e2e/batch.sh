@@ -37,6 +37,7 @@ cleanup() {
 trap cleanup EXIT
 
 . tests/lib.sh
+LIMIT=$(slow $LIMIT)
 
 masked() { python3 tests/e2e/mask.py perf < "$1" | sed "s|$B/|build/|g"; }
 

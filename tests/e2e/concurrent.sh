@@ -58,6 +58,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . tests/lib.sh
+LIMIT=$(slow $LIMIT)
 
 expect_eq "tracefs and debugfs are mounted nowhere in this namespace" "" "$(grep -wE "tracefs|debugfs" /proc/self/mounts)"
 

@@ -39,6 +39,7 @@ cleanup() {
 trap cleanup EXIT
 
 . tests/lib.sh
+LIMIT=$(slow $LIMIT)
 
 # counted PERFFILE: the masked PERF lines, with the values of data key i,
 # the number in a churn thread's name and the lost_events markers (their

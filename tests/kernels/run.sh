@@ -1,0 +1,78 @@
+#!/bin/sh
+# tests/kernels/run.sh BUILD (make test-kernels): the end-to-end suites that
+# load BPF, run in QEMU guests that boot Debian's own kernels 5.10, 6.1 and
+# 6.12 (tests/kernels/fetch.sh) with this machine's files
+# (tests/kernels/vm.sh), each on the tree built in BUILD.  One line per
+# kernel with its pass and fail counts, the suites' logs in
+# BUILD/kernels/logs/VERSION/, and last the totals; status 1 when a suite
+# failed on any kernel.
+#
+# The guests run under emulation (TCG: KVM guests hang on these machines),
+# about ten times slower than this machine: each kernel runs the suites
+# that its differences reach, and the whole set where a kernel is the
+# README's own (Debian 12: 6.1).  KERNEL_SUITES="SUITE..." runs those on
+# every kernel instead.
+set -u
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+
+# What differs on each kernel (tr2-bpf(1), KERNELS), and the suites that
+# exercise it:
+#  - run (the modes, each event kind, holds and objects), batch (the
+#    buffers, exec and exit drains), reliability (trees of processes,
+#    anchors before 6.12): every kernel;
+#  - harm, concurrent, host, summary: 6.1, and host on 5.10 too (thread
+#    state in a hash map, -a's per-CPU enables).
+suites_for() {
+	if [ -n "${KERNEL_SUITES:-}" ]; then
+		echo "$KERNEL_SUITES"
+		return
+	fi
+	case $1 in
+	5.10.*) echo run batch reliability host ;;
+	6.1.*) echo run batch reliability harm concurrent host summary ;;
+	*) echo run batch reliability ;;
+	esac
+}
+
+if ! command -v qemu-system-x86_64 > /dev/null || [ ! -r /bin/busybox ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "kernels: SKIP: no qemu-system-x86_64 or busybox (scripts/install-deps.sh installs them)"
+		echo "kernels: 0 passed, 0 failed, 1 skipped"
+		exit 0
+	fi
+	echo "FAIL kernels: no qemu-system-x86_64 or /bin/busybox: run scripts/install-deps.sh"
+	echo "kernels: 0 passed, 1 failed"
+	exit 1
+fi
+kernels=$(tests/kernels/fetch.sh "$build/kernels") || {
+	echo "FAIL kernels: could not fetch Debian's kernels"
+	echo "kernels: 0 passed, 1 failed"
+	exit 1
+}
+pass=0 fail=0
+for k in $kernels; do
+	ver=$(basename "$k")
+	logs=$build/kernels/logs/$ver
+	rm -rf "$logs"
+	mkdir -p "$logs"
+	t0=$(date +%s)
+	# shellcheck disable=SC2046
+	VM_IO=$logs tests/kernels/vm.sh "$k" tests/kernels/guest.sh $(suites_for "$ver") > "$logs.out" 2>&1
+	rc=$?
+	t1=$(date +%s)
+	grep -E '^(kernel |    )' "$logs.out"
+	last=$(grep -E "^kernel $ver: [0-9]+ passed, [0-9]+ failed$" "$logs.out" | tail -1)
+	p=$(echo "$last" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
+	f=$(echo "$last" | sed -n 's/.* \([0-9]*\) failed$/\1/p')
+	if [ -z "$last" ]; then
+		echo "FAIL kernel $ver: the guest ended without its results (status $rc); its console:"
+		tail -30 "$logs.out" | sed 's/^/    /'
+		f=1
+	fi
+	pass=$((pass + ${p:-0}))
+	fail=$((fail + ${f:-0}))
+	echo "kernels: $ver: ${p:-0} passed, ${f:-0} failed in $((t1 - t0)) s"
+done
+echo "kernels: $pass passed, $fail failed"
+[ "$fail" = 0 ]
