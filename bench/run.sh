@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh BUILD OUT.md: measures everything BENCHMARKS.md reports, in one
 # run on this machine, and writes OUT.md. Run by `make bench` (as root) once
-# the programs are built. Prints progress on stderr; takes 12 to 15 minutes.
+# the programs are built. Prints progress on stderr; takes 18 to 22 minutes.
 #
 # Every per-event cost is producer-side: tr2bench times its own loop, in its
 # thread's CPU time, with and without a tracer, and the difference divided
@@ -49,6 +49,10 @@ for tool in bpftrace lttng lttng-sessiond perf bpftool python3 /usr/bin/time tas
 done
 
 TMP=$(mktemp -d /tmp/tr2bench.XXXXXX)
+# Goal rows of the sections run by scripts of their own (bench/record.sh,
+# shapes.sh, host.sh, git.sh): $TR2_GOALS, for the table at the end.
+export TR2_GOALS=$TMP/goals
+: >"$TR2_GOALS"
 SESSIOND_PID=
 # The tree measured, as it is now (this run rewrites OUT, a tracked file,
 # at the end); and snapshots, so that every row measures the same binaries
@@ -506,7 +510,7 @@ latn() { echo ${lat[$1]:-} | wc -w; }
 LAT_MAX=$(printf '%s\n' ${lat[*]:-999999} | sort -g | tail -1)
 say "  liveness ms, median/max: $(for c in cmd:sleep cmd:spin pid:sleep pid:spin; do printf '%s %s/%s ' $c "$(latmed $c)" "$(latmax $c)"; done)"
 # ---------------------------------------------------------------------------
-say "3/6 throughput: one producer for 3 s (default ring), then two producers into a 64K ring"
+say "3/6 throughput: one producer for 3 s (default ring), two producers into a 64K ring, each format and --record"
 rm -f "$TMP/tp.perf"
 /usr/bin/time -v -o "$TMP/time.txt" timeout -k 5 60 taskset -c $TCPU "$TR2BPF" -v --perf="$TMP/tp.perf" -- \
 	"$B" -c $PCPU region 3s >"$TMP/tp.out" 2>"$TMP/tp.err" &
@@ -547,6 +551,9 @@ TP2_LOSSLINES=$(grep -c '| lost_events:' "$TMP/tp2.perf" || true)
 TP2_LONGEST=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/tp2.perf")
 say "  two producers: produced $TP2_PRODUCED, written $TP2_N, lost $TP2_M, lines $TP2_LINES"
 
+say "  each live format and --record (bench/record.sh)"
+"$HERE/record.sh" "$BUILD" >"$TMP/s3b.md" || echo "bench/record.sh failed: no figures." >"$TMP/s3b.md"
+
 # ---------------------------------------------------------------------------
 say "4/6 profile: perf record of tr2-bpf under a 3 s load"
 timeout -k 5 60 taskset -c $TCPU "$TR2BPF" --perf="$TMP/prof.perf" -- "$B" -c $PCPU region 3s >/dev/null 2>&1 &
@@ -580,10 +587,7 @@ rm -f "$TMP/events.json" "$TMP/cg.json" "$TMP/cg.out"
 say "  callgrind: $CG_PER_LINE instructions per line, $CG_PARSE% in tr2_reader_parse"
 
 # ---------------------------------------------------------------------------
-# Sections 7 to 10, each its own script; their goal rows gathered in
-# $TR2_GOALS for the table at the end.
-export TR2_GOALS=$TMP/goals
-: >"$TR2_GOALS"
+# Sections 7 to 10, each its own script.
 say "7 workload shapes (bench/shapes.sh)"
 "$HERE/shapes.sh" "$BUILD" >"$TMP/s7.md" || say "  bench/shapes.sh failed"
 say "8 tr2-bpf -a (bench/host.sh)"
@@ -685,7 +689,7 @@ builds \`build/bench/\` and rewrites this file. The pieces: \`bench/tr2bench.c\`
 \`bench/bpf_attach.c\` with \`bench/empty.bpf.c\` (empty BPF programs, attached as tr2-bpf or as
 bpftrace attaches), \`bench/latency.py\` (event to line), \`bench/sites.c\` (code size),
 \`bench/gen_calls.sh\` (programs with many call sites), \`bench/run.sh\`, \`bench/shapes.sh\`,
-\`bench/host.sh\`, \`bench/fmt.sh\`, \`bench/inproc.sh\`, \`bench/git.sh\`.
+\`bench/host.sh\`, \`bench/record.sh\`, \`bench/fmt.sh\`, \`bench/inproc.sh\`, \`bench/git.sh\`.
 
 The design measured: a trace2 call tests two words inline (\`trace2__state.on |
 trace2__state.sem[kind]\`) and only then calls the runtime (\`usdt/tr2_probe.c\`), which fires
@@ -878,6 +882,8 @@ $(calc %.0f "($TP_CPU_USER + $TP_CPU_SYS) * 1e9 / ($TP_N + ($TP_N == 0))") ns pe
 
 $( [ "$TP_SHORTEST" = "$TP_LONGEST" ] || echo "The shortest line written was $TP_SHORTEST bytes; the longer ones carry the indentation of
 regions whose \`region_leave\` was lost, as the PERF format indents by nesting." )
+
+$(cat "$TMP/s3b.md")
 
 ## 4. Payload: literal strings once per batch, run-time strings at every call
 

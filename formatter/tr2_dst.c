@@ -280,6 +280,24 @@ static struct tr2_dst *open_path(const char *value, int file_mode, char *err, si
 	return d;
 }
 
+int tr2_dst_create_file(const char *path, int file_mode, int flags)
+{
+	struct tr2_dst d = { .group = (gid_t)-1 };
+	char *parent = xstrdup(path), *slash = strrchr(parent, '/');
+	int fd;
+
+	if (slash)
+		*slash = '\0';
+	set_file_mode(&d, file_mode, !slash ? "." : *parent ? parent : "/");
+	free(parent);
+	/* as open_path: a group is given to a file made here, never to an
+	 * existing one */
+	fd = create_file(&d, path, flags | (d.group == (gid_t)-1 ? 0 : O_EXCL));
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | flags);
+	return fd;
+}
+
 struct tr2_dst *tr2_dst_open(const char *value, int file_mode, char *err, size_t errlen)
 {
 	if (!value) {

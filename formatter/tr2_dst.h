@@ -86,6 +86,16 @@ struct tr2_dst;
 struct tr2_dst *tr2_dst_open(const char *value, int file_mode, char *err, size_t errlen);
 
 /*
+ * Opens the file at path (absolute or relative) for writing as a path DEST
+ * is opened, created with file_mode as tr2_dst_open's (and the directory's
+ * group where TR2_DST_MODE_PRIVATE gives it one; an existing file keeps its
+ * mode and group), with extra open flags (O_TRUNC).  For a file tr2-bpf
+ * writes otherwise than through a destination (--record's).  A descriptor
+ * (close-on-exec, O_APPEND), or -1 with errno set.
+ */
+int tr2_dst_create_file(const char *path, int file_mode, int flags);
+
+/*
  * Writes one whole line (ending in '\n') for the process with session id sid
  * and stream number `stream` (tr2_ev's: per-process destinations keep a file
  * or connection for each distinct pair, so that processes that claim one

@@ -485,6 +485,31 @@ void tr2_model_lost(struct tr2_model *m, uint32_t pid, uint64_t count, uint64_t 
 	m->events--;   /* a marker, not one of the program's events */
 }
 
+void tr2_model_paused(struct tr2_model *m, uint64_t from_ns, uint64_t to_ns)
+{
+	char secs[32];
+
+	snprintf(secs, sizeof(secs), "%.6f", (to_ns - from_ns) / 1e9);
+	for (int i = 0; i < TR2_MODEL_BUCKETS; i++)
+		for (struct tr2_proc *p = m->procs[i]; p; p = p->hnext) {
+			struct tr2_thread *t;
+			struct tr2_ev ev;
+			uint64_t since;
+
+			if (!p->sid || p->gone)
+				continue;
+			t = thread_of(m, p->pid, p->pid, to_ns);
+			tr2_model_ev_init(m, &ev, TR2_EV_DATA, t, NULL, 0, to_ns);
+			if ((since = tr2_thread_since(t)))
+				set_t_rel(&ev, to_ns, since);
+			ev.category = "tr2";
+			ev.key = "paused";
+			ev.value = secs;
+			tr2_model_emit(m, p, &ev);
+			m->events--;   /* a marker, not one of the program's events */
+		}
+}
+
 void tr2_model_fork(struct tr2_model *m, uint32_t pid, uint32_t ppid, uint64_t start_ns)
 {
 	struct tr2_proc *p = tr2_model_proc(m, pid);

@@ -104,6 +104,15 @@ void tr2_model_gap(struct tr2_model *m, uint32_t pid, uint32_t tid);
  * Not counted in tr2_model_events(). */
 void tr2_model_lost(struct tr2_model *m, uint32_t pid, uint64_t count, uint64_t ts_ns);
 
+/* Tracing was paused from from_ns to to_ns (tr2-bpf's SIGUSR1, then
+ * SIGUSR2): the calls made meanwhile were not made.  Writes a marker into
+ * the stream of every process that has one and goes on, on its main
+ * thread, at to_ns: a Trace2 "data" event, no file, category "tr2", key
+ * "paused", value the seconds paused, e.g. in PERF
+ *   ... | data | | 2.510000 | 2.004000 | tr2 | paused:2.000131
+ * Not counted in tr2_model_events(). */
+void tr2_model_paused(struct tr2_model *m, uint64_t from_ns, uint64_t to_ns);
+
 /* tr2-bpf's view of the process tree (the in-process targets have none): */
 /* Process pid was forked by ppid at start_ns. */
 void tr2_model_fork(struct tr2_model *m, uint32_t pid, uint32_t ppid, uint64_t start_ns);

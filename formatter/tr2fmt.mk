@@ -3,12 +3,15 @@
 # Objects live in $(BUILD)/tr2fmt/ so that they never meet formatter/build.mk's rules.
 # Its JSON layer (tr2_read_json.cc, simdjson) is in libtr2fmt.a.
 
-TR2FMT_SRCS := formatter/tr2_fmt_main.c formatter/tr2_read_event.c
+# A recording (tr2-bpf --record) is fed to tr2-bpf's own session: loader/'s
+# replay, session, decoder and summary.
+TR2FMT_SRCS := formatter/tr2_fmt_main.c formatter/tr2_read_event.c loader/tr2_replay.c loader/tr2_session.c \
+	loader/tr2_decode.c loader/tr2_summary.c
 TR2FMT_OBJS := $(TR2FMT_SRCS:%.c=$(BUILD)/tr2fmt/%.o)
 
-$(BUILD)/tr2fmt/formatter/%.o: formatter/%.c $(wildcard formatter/*.h)
+$(BUILD)/tr2fmt/%.o: %.c $(wildcard formatter/*.h loader/*.h bpf/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) -Iloader $(CFLAGS) -c $< -o $@
 
 # --version: the release of usdt/build.mk
 $(BUILD)/tr2fmt/formatter/tr2_fmt_main.o: CPPFLAGS += -DTR2_VERSION='"$(TR2_VERSION)"'

@@ -1,6 +1,6 @@
 # loader/: tr2-bpf, the libbpf program.
 LOADER_SRCS := loader/tr2_bpf.c loader/tr2_opts.c loader/tr2_tracer.c loader/tr2_guard.c loader/tr2_attach.c loader/tr2_cmd.c loader/tr2_decode.c loader/tr2_mode.c \
-	loader/tr2_session.c loader/tr2_ring.c loader/tr2_summary.c loader/tr2_kernel.c
+	loader/tr2_session.c loader/tr2_ring.c loader/tr2_summary.c loader/tr2_kernel.c loader/tr2_recording.c
 LOADER_OBJS := $(LOADER_SRCS:%.c=$(BUILD)/%.o)
 LOADER_LIBS := -lpthread -lbpf -lelf -lz $(FMT_LIBS)
 

@@ -979,6 +979,14 @@ static void close_fds(struct fds *f)
 	free(f->fd);
 }
 
+void tr2_attach_lower_enables(struct tr2_attach *a)
+{
+	close_fds(&a->enables);
+	memset(&a->enables, 0, sizeof(a->enables));
+	for (int i = 0; i < a->nobjects; i++)
+		a->objects[i]->pub.enable_all = 0;
+}
+
 void tr2_attach_free(struct tr2_attach *a)
 {
 	if (!a)

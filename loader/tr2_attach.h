@@ -141,6 +141,13 @@ void tr2_attach_unanchor(struct tr2_attach *a, pid_t pid);
  * CPU); sets o->enable_all.  Returns 0, or -1 with a reason in err. */
 int tr2_attach_enable_all(struct tr2_attach *a, struct tr2_object *o, char *err, size_t errlen);
 
+/* Closes every tr2:enable event (tr2-bpf paused): the kernel lowers the
+ * semaphores they raised, inherited copies included, and the traced
+ * processes' calls stop at their inline test; the payload stays attached.
+ * Clears every object's enable_all.  The caller raises them again with
+ * tr2_attach_enable() and tr2_attach_enable_all(). */
+void tr2_attach_lower_enables(struct tr2_attach *a);
+
 /* Puts the object (dev, ino) (struct tr2_object_key, as the eBPF side named
  * it in a stop record) into the "known" map, for process pid where objects
  * are known per process (tr2_attach_set_known_per_process). */

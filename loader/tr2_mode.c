@@ -143,7 +143,7 @@ static void warn_old(struct tr2_object *o)
 /* The (object, process) pairs attached. */
 struct pid_state {
 	struct {
-		const struct tr2_object *o;
+		struct tr2_object *o;
 		pid_t pid;
 	} *done;
 	int ndone, cap;
@@ -163,7 +163,7 @@ static int pid_object(void *ctx, struct tr2_object *o, pid_t pid)
 		if (st->done[i].o == o && st->done[i].pid == pid)
 			return 0;
 	if (tr2_attach_payload(sc->tr->attach, o, pid, sc->err, sizeof(sc->err)) ||
-	    tr2_attach_enable(sc->tr->attach, o, pid, 0, sc->err, sizeof(sc->err)))
+	    (!tr2_tracer_paused(sc->tr) && tr2_attach_enable(sc->tr->attach, o, pid, 0, sc->err, sizeof(sc->err))))
 		return -1;
 	st->done = tr2_grow(st->done, st->ndone, &st->cap, sizeof(*st->done));
 	st->done[st->ndone].o = o;
@@ -215,6 +215,21 @@ static void pid_start(struct tracer *tr)
 			tr->opts->npids, tr2_attach_sites(tr->attach), tr2_attach_objects(tr->attach));
 }
 
+/* Every (object, process) pair attached, for the processes still traced
+ * (the eBPF side drops an ended one from "traced": its pid may be another
+ * process's now). */
+static void pid_resume(struct tracer *tr)
+{
+	struct pid_state *st = tr->mode_state;
+	char err[512];
+	uint8_t in;
+
+	for (int i = 0; i < st->ndone; i++)
+		if (!bpf_map_lookup_elem(bpf_map__fd(tr->skel->maps.traced), &st->done[i].pid, &in) &&
+		    tr2_attach_enable(tr->attach, st->done[i].o, st->done[i].pid, 0, err, sizeof(err)))
+			tr2_tracer_untraced(tr, st->done[i].pid, err);
+}
+
 static int pid_done(struct tracer *tr)
 {
 	for (int i = 0; i < tr->opts->npids; i++)
@@ -237,6 +252,7 @@ const struct tr2_mode tr2_mode_pid = {
 	.known_per_process = 1,
 	.start = pid_start,
 	.attach = pid_attach,
+	.resume = pid_resume,
 	.done = pid_done,
 	.finish = pid_finish,
 };
@@ -327,6 +343,23 @@ static int enable_unseen_descendants(struct tracer *tr, struct tr2_object *o, ch
 	return r;
 }
 
+/* Raises st->objs[i]'s enable in the whole tree.  Every process of it
+ * tr2-bpf knows of: its children to come inherit the event.  Then those it
+ * does not know of yet (their fork records are still in the ring buffer):
+ * they run now, maybe already past the object's mapping, and would inherit
+ * nothing.  Returns 0, or -1 with a reason in err. */
+static int enable_tree(struct tracer *tr, int i, char *err, size_t errlen)
+{
+	struct cmd_state *st = tr->mode_state;
+	struct tr2_object *o = st->objs[i].o;
+
+	st->objs[i].enabled_ns = tr2_mono_ns();
+	for (int j = 0; j < tr->nprocs; j++)
+		if (tr2_attach_enable(tr->attach, o, tr->procs[j], 1, err, errlen))
+			return -1;
+	return enable_unseen_descendants(tr, o, err, errlen);
+}
+
 static int cmd_object(void *ctx, struct tr2_object *o, pid_t pid)
 {
 	struct scan *sc = ctx;
@@ -347,15 +380,7 @@ static int cmd_object(void *ctx, struct tr2_object *o, pid_t pid)
 	}
 	if (tr2_attach_payload(tr->attach, o, 0, sc->err, sizeof(sc->err)))
 		return -1;
-	/* Every process of the tree tr2-bpf knows of: its children to come
-	 * inherit the event.  Then those it does not know of yet (their fork
-	 * records are still in the ring buffer): they run now, maybe already
-	 * past this object's mapping, and would inherit nothing. */
-	st->objs[i].enabled_ns = tr2_mono_ns();
-	for (int j = 0; j < tr->nprocs; j++)
-		if (tr2_attach_enable(tr->attach, o, tr->procs[j], 1, sc->err, sizeof(sc->err)))
-			return -1;
-	return enable_unseen_descendants(tr, o, sc->err, sizeof(sc->err));
+	return tr2_tracer_paused(tr) ? 0 : enable_tree(tr, i, sc->err, sizeof(sc->err));
 }
 
 static int cmd_attach(struct tracer *tr, pid_t pid, char *err, size_t errlen)
@@ -379,8 +404,12 @@ static void cmd_forked(struct tracer *tr, pid_t child, uint64_t fork_ns)
 	uint8_t in;
 	char err[512];
 
-	if (anchored && gone.fd < 0)
+	/* paused: cmd_resume raises the enables in the whole tree */
+	if (tr2_tracer_paused(tr) || (anchored && gone.fd < 0)) {
+		if (gone.fd >= 0)
+			close(gone.fd);
 		return;
+	}
 	if (!bpf_map_lookup_elem(bpf_map__fd(tr->skel->maps.traced), &child, &in))
 		for (int i = 0; i < st->nobjs; i++) {
 			if (st->objs[i].enabled_ns > fork_ns &&
@@ -393,6 +422,19 @@ static void cmd_forked(struct tracer *tr, pid_t child, uint64_t fork_ns)
 		tr2_attach_unanchor(tr->attach, child);
 	if (gone.fd >= 0)
 		close(gone.fd);
+}
+
+/* The processes forked while paused are in tr->procs (their fork records)
+ * or in /proc (enable_unseen_descendants); a fork record that comes later
+ * is older than the new enable (cmd_forked). */
+static void cmd_resume(struct tracer *tr)
+{
+	struct cmd_state *st = tr->mode_state;
+	char err[512];
+
+	for (int i = 0; i < st->nobjs; i++)
+		if (!st->objs[i].o->old && enable_tree(tr, i, err, sizeof(err)))
+			tr2_tracer_untraced(tr, tr2_cmd_pid(tr->cmd), err);
 }
 
 static void cmd_start(struct tracer *tr)
@@ -441,6 +483,7 @@ const struct tr2_mode tr2_mode_cmd = {
 	.start = cmd_start,
 	.attach = cmd_attach,
 	.forked = cmd_forked,
+	.resume = cmd_resume,
 	.done = cmd_done,
 	.finish = cmd_finish,
 };
@@ -454,21 +497,43 @@ const struct tr2_mode tr2_mode_cmd = {
  * a program not run since (a new build, another file) holds its first
  * process for tr2-bpf to look at it. */
 
+/* The objects with a runtime, for all_resume. */
+struct all_state {
+	struct tr2_object **objs;
+	int nobjs, cap;
+};
+
 static int all_object(void *ctx, struct tr2_object *o, pid_t pid)
 {
 	struct scan *sc = ctx;
 	struct tracer *tr = sc->tr;
+	struct all_state *st = tr->mode_state;
 
 	if (o->old) {
 		warn_old(o);
 		return 0;
 	}
 	sc->runtimes++;
-	if (!o->payload_all && tr2_attach_payload(tr->attach, o, 0, sc->err, sizeof(sc->err)))
-		return -1;
-	if (!o->enable_all && tr2_attach_enable_all(tr->attach, o, sc->err, sizeof(sc->err)))
+	if (!o->payload_all) {
+		if (tr2_attach_payload(tr->attach, o, 0, sc->err, sizeof(sc->err)))
+			return -1;
+		st->objs = tr2_grow(st->objs, st->nobjs, &st->cap, sizeof(*st->objs));
+		st->objs[st->nobjs++] = o;
+	}
+	if (!o->enable_all && !tr2_tracer_paused(tr) &&
+	    tr2_attach_enable_all(tr->attach, o, sc->err, sizeof(sc->err)))
 		return -1;
 	return 0;
+}
+
+static void all_resume(struct tracer *tr)
+{
+	struct all_state *st = tr->mode_state;
+	char err[512];
+
+	for (int i = 0; i < st->nobjs; i++)
+		if (!st->objs[i]->enable_all && tr2_attach_enable_all(tr->attach, st->objs[i], err, sizeof(err)))
+			tr2_tracer_untraced(tr, 0, err);
 }
 
 static int all_attach(struct tracer *tr, pid_t pid, char *err, size_t errlen)
@@ -485,6 +550,9 @@ static void all_start(struct tracer *tr)
 
 	if (!proc)
 		tr2_fail("failed to read /proc: %s", strerror(errno));
+	tr->mode_state = calloc(1, sizeof(struct all_state));
+	if (!tr->mode_state)
+		abort();
 	while ((d = readdir(proc))) {
 		struct scan sc = { .tr = tr };
 		pid_t pid;
@@ -514,6 +582,11 @@ static int all_done(struct tracer *tr)
 
 static void all_finish(struct tracer *tr)
 {
+	struct all_state *st = tr->mode_state;
+
+	if (st)
+		free(st->objs);
+	free(st);
 }
 
 const struct tr2_mode tr2_mode_all = {
@@ -521,6 +594,7 @@ const struct tr2_mode tr2_mode_all = {
 	.all = 1,
 	.start = all_start,
 	.attach = all_attach,
+	.resume = all_resume,
 	.done = all_done,
 	.finish = all_finish,
 };

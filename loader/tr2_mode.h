@@ -33,6 +33,11 @@ struct tr2_mode {
 	/* Traced process child was forked at fork_ns (CLOCK_MONOTONIC), before
 	 * its record arrived (follow modes). */
 	void (*forked)(struct tracer *tr, pid_t child, uint64_t fork_ns);
+	/* After a pause (tr2_tracer_paused: meanwhile attach and forked raise
+	 * no tr2:enable): raises tr2:enable again in every process the mode
+	 * traces now, those started or forked while paused included; a
+	 * failure is said (tr2_tracer_untraced). */
+	void (*resume)(struct tracer *tr);
 	/* 1 when nothing is left to trace: every traced process has ended. */
 	int (*done)(struct tracer *tr);
 	/* After the trace: reaps what the mode started, frees its state. */

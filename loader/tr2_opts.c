@@ -18,6 +18,11 @@
 #include "tr2_tracer.h"
 
 #define DEFAULT_RING_BYTES (16u << 20)
+/* --record's: a recording is for losing nothing, and its consumer, fast as
+ * it is, may wait for a CPU on a busy host.  One thread at full speed for
+ * 10 s, three runs, with this VM's load at 15: 1.1 M and 2.1 M events lost
+ * of 33 M with 64 MiB, none of 37 to 56 M with 256 MiB (2.4 s of it). */
+#define RECORD_RING_BYTES (256u << 20)
 
 /* A screen's worth: tr2-bpf(1) is the reference (tests/man/run.sh checks
  * that it documents every option here, and no other). */
@@ -49,20 +54,20 @@ static const char usage[] =
 "      --brief            the BRIEF variant of every format\n"
 "      --event-nesting=N  EVENT's region nesting limit (default 2)\n"
 "      --max-files=N      a directory DEST holds at most N files\n"
-"      --file-mode=MODE   files tr2-bpf creates get MODE (octal; default 0600,\n"
-"                         0640 in a directory with a group of its own)\n"
+"      --file-mode=MODE   files tr2-bpf creates get MODE (octal; default 0600)\n"
+"      --record=FILE      unformatted, for tr2-fmt FILE (alone: no format now)\n"
+"      --record-size=SIZE stop tracing before FILE passes SIZE bytes (K, M, G)\n"
 "\n"
 "Summary, aggregated by tr2-bpf (no format given: no event stream written):\n"
 "      --summary[=INTERVAL]  region durations and integer data per process, a\n"
 "                         table every INTERVAL seconds and at the end\n"
 "      --hist             with --summary: log2 histograms of durations\n"
 "      --summary-json[=DEST]  with --summary: the same numbers as JSON\n"
-"      --summary-by=process|program  with --summary: a table per process or\n"
-"                         per program\n"
+"      --summary-by=process|program  with --summary: a table per process/program\n"
 "      --summary-keys=N   with --summary: room for N keys (default 8192)\n"
 "      --category=LIST    only these categories, in every mode\n"
 "\n"
-"  -b, --ring-buffer=SIZE ring buffer size, a power of 2 (default 16M)\n"
+"  -b, --ring-buffer=SIZE ring buffer size, a power of 2 (16M; --record 256M)\n"
 "      --probe-nop=auto|1|5  where the uprobe goes on each probe site\n"
 "  -v, --verbose          libbpf's messages; what tr2-bpf did and keeps\n"
 "  -V, --version          show the version\n"
@@ -72,12 +77,14 @@ static const char usage[] =
 "existing directory (a file per process); af_unix:[stream:|dgram:]/path.\n"
 "The last line on standard error is \"tr2-bpf: N events, M lost\", with what\n"
 "was dropped or not traced after it; then the exit status is not 0.\n"
+"SIGUSR1 pauses tracing (calls cost what they cost untraced), SIGUSR2 resumes.\n"
 "\n"
 "Examples:\n"
 "  sudo tr2-bpf -p 4242                        PERF lines of process 4242\n"
 "  sudo tr2-bpf --event=/var/log/tr2/ -- make  one EVENT file per process\n"
 "  sudo tr2-bpf --event -- ./prog | tr2-fmt    the same lines, converted\n"
 "  sudo tr2-bpf -a --summary=60                a table a minute, whole host\n"
+"  sudo tr2-bpf --record=/tmp/t.rec -- ./prog  record; tr2-fmt /tmp/t.rec later\n"
 "\n"
 "The whole reference: man tr2-bpf\n";
 
@@ -85,7 +92,8 @@ static const char usage[] =
 enum {
 	OPT_NORMAL = 256, OPT_PERF, OPT_EVENT, OPT_CHROME, OPT_FOLDED, OPT_BRIEF, OPT_EVENT_NESTING,
 	OPT_PROBE_NOP, OPT_MAX_FILES, OPT_SUMMARY, OPT_HIST, OPT_SUMMARY_JSON, OPT_SUMMARY_KEYS,
-	OPT_SUMMARY_BY, OPT_CATEGORY, OPT_COMM, OPT_UID, OPT_CGROUP, OPT_DURATION, OPT_FILE_MODE,
+	OPT_SUMMARY_BY, OPT_CATEGORY, OPT_COMM, OPT_UID, OPT_CGROUP, OPT_DURATION, OPT_FILE_MODE, OPT_RECORD,
+	OPT_RECORD_SIZE,
 };
 
 /* An option's decimal value in [min, max]; else fails with msg (a format
@@ -112,6 +120,24 @@ static unsigned parse_size(const char *s)
 	if (*end || v < 4096 || v > (1ul << 30) || (v & (v - 1)))
 		tr2_fail("bad --ring-buffer size '%s': want a power of 2 from 4K to 1024M", s);
 	return v;
+}
+
+/* --record-size: bytes, with K, M or G; at least 1M (a recording's buffer). */
+static uint64_t parse_record_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	int shift = 0;
+
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (end == s || *end || s[0] == '-' || v > (1ull << 50) || (v << shift) < (1u << 20))
+		tr2_fail("bad --record-size '%s': want bytes (K, M, G), from 1M", s);
+	return (uint64_t)v << shift;
 }
 
 static void parse_summary_opt(struct summary_opts *o, int opt, const char *arg)
@@ -262,6 +288,8 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 		{ "uid", required_argument, NULL, OPT_UID },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "record-size", required_argument, NULL, OPT_RECORD_SIZE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -271,7 +299,7 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 	int opt, npids_cap = 0;
 
 	o->event_nesting = 2;
-	o->ring_bytes = DEFAULT_RING_BYTES;
+	o->ring_bytes = 0;   /* not given: the default, below */
 	o->probe_nop = -1;
 	o->sum.keys = 8192;
 	o->file_mode = TR2_DST_MODE_PRIVATE;
@@ -335,6 +363,12 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 		case 'b':
 			o->ring_bytes = parse_size(optarg);
 			break;
+		case OPT_RECORD:
+			o->record = optarg;
+			break;
+		case OPT_RECORD_SIZE:
+			o->record_bytes = parse_record_size(optarg);
+			break;
 		case OPT_MAX_FILES:
 			o->max_files = parse_number(optarg, 0, 1000000, "bad --max-files '%s': want a number of files");
 			break;
@@ -388,6 +422,10 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 		tr2_fail("nothing to trace: give -p PID, -- CMD or -a (see --help)");
 	if ((o->sum.hist || o->sum.json_set || o->sum.keys_set || o->sum.by_set) && !o->sum.on)
 		tr2_fail("--hist, --summary-json, --summary-keys and --summary-by need --summary");
+	if (!o->ring_bytes)
+		o->ring_bytes = o->record ? RECORD_RING_BYTES : DEFAULT_RING_BYTES;
+	if (o->record_bytes && !o->record)
+		tr2_fail("--record-size needs --record=FILE");
 	if (o->probe_nop == 1 && kernel_optimizes_nop5())
 		tr2_fail("--probe-nop=5: this kernel turns a uprobe on a 5-byte nop into a call whose "
 			 "trampoline a forked child does not inherit (it would crash): use --probe-nop=1");
@@ -396,7 +434,7 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 	/* a host's processes come and go by the thousand: one table per program */
 	if (!o->sum.by_set)
 		o->sum.by_program = o->all;
-	if (!o->nformats && !o->sum.on) {
+	if (!o->nformats && !o->sum.on && !o->record) {
 		o->formats[0].fmt = TR2_FMT_PERF;
 		o->formats[0].dest = NULL;
 		o->nformats = 1;

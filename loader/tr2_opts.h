@@ -39,10 +39,12 @@ struct tr2_opts {
 	char filters[256];        /* --comm, --uid and --cgroup as given, for messages; "" */
 	double duration_s;        /* --duration, 0: none */
 	struct format_opt formats[8];
-	int nformats;             /* none given: --perf to standard output, unless --summary */
+	int nformats;             /* none given: --perf to standard output, unless --summary or --record */
 	int brief, event_nesting, max_files;
 	int file_mode;            /* --file-mode, else TR2_DST_MODE_PRIVATE (tr2_dst_open) */
 	unsigned ring_bytes;      /* -b, a power of 2 */
+	const char *record;       /* --record's FILE, or NULL */
+	uint64_t record_bytes;    /* --record-size, bytes; 0: no limit */
 	int probe_nop;            /* 0 the 1-byte nop, 1 the 5-byte nop */
 	int verbose;
 	struct summary_opts sum;

@@ -12,7 +12,7 @@
 #include "tr2_summary.h"
 #include "tr2_tgt.h"
 
-enum item_kind { ITEM_REC, ITEM_RESUMED, ITEM_LOST };
+enum item_kind { ITEM_REC, ITEM_RESUMED, ITEM_LOST, ITEM_PAUSED };
 
 struct item {
 	uint64_t ts, seq;
@@ -22,7 +22,7 @@ struct item {
 	size_t len, off;                /* their bytes, and the next call's offset */
 	int64_t calls_left;             /* calls of the batch not written yet */
 	struct tr2_rec_thread_info *info;  /* the thread's announce, applied before the batch */
-	uint64_t from, to;              /* ITEM_RESUMED; ITEM_LOST: count in from */
+	uint64_t from, to;              /* ITEM_RESUMED, ITEM_PAUSED; ITEM_LOST: count in from */
 };
 
 /* A thread's literal strings, where its next batch should start, and when
@@ -59,6 +59,8 @@ struct tr2_session {
 	struct tr2_summary *summary;   /* --summary: gets every event too; NULL: none */
 	char **cats;                   /* --category, or NULL */
 	int ncats;
+	struct { uint64_t from, to; } *pauses;   /* paused spans; to is UINT64_MAX while paused */
+	int npauses, cap_pauses;
 	struct tr2_decoded_call dec;
 };
 
@@ -263,6 +265,30 @@ void tr2_session_lost(struct tr2_session *s, uint32_t pid, uint64_t count, uint6
 	push(s, it);
 }
 
+void tr2_session_pause(struct tr2_session *s, uint64_t from_ns)
+{
+	if (s->npauses && s->pauses[s->npauses - 1].to == UINT64_MAX)
+		return;
+	s->pauses = tr2_grow(s->pauses, s->npauses, &s->cap_pauses, sizeof(*s->pauses));
+	s->pauses[s->npauses].from = from_ns;
+	s->pauses[s->npauses++].to = UINT64_MAX;
+}
+
+void tr2_session_resume(struct tr2_session *s, uint64_t to_ns)
+{
+	struct item *it;
+
+	if (!s->npauses || s->pauses[s->npauses - 1].to != UINT64_MAX)
+		return;
+	if (to_ns < s->pauses[s->npauses - 1].from)
+		to_ns = s->pauses[s->npauses - 1].from;
+	s->pauses[s->npauses - 1].to = to_ns;
+	it = new_item(s, ITEM_PAUSED, to_ns);
+	it->from = s->pauses[s->npauses - 1].from;
+	it->to = to_ns;
+	push(s, it);
+}
+
 /* ---- records out ---- */
 
 /* Thread tid's literal strings, made when new. */
@@ -321,6 +347,16 @@ static void announce(struct tr2_session *s, struct tr2_rec_thread_info *r)
 		tr2_summary_comm(s->summary, r->hdr.pid, r->comm);
 }
 
+/* Whether call c was made while tracing was paused (by a process that
+ * another tracer kept enabled meanwhile): as if never made. */
+static int paused(const struct tr2_session *s, const struct tr2_call *c)
+{
+	for (int i = s->npauses - 1; i >= 0; i--)
+		if (c->ts_ns >= s->pauses[i].from && c->ts_ns <= s->pauses[i].to)
+			return 1;
+	return 0;
+}
+
 /* Whether call c is one --category leaves out. */
 static int filtered(const struct tr2_session *s, const struct tr2_call *c)
 {
@@ -374,7 +410,7 @@ static int batch_step(struct tr2_session *s, struct item *it)
 		s->dec.call.ts_ns = call_time(it, lits_of(s, it->hdr.tid)->start_ns, s->dec.call.ts_ns);
 		if (s->dec.call.probe < TRACE2__P_timer_start)
 			it->calls_left--;
-		if (s->dec.call.ts_ns >= s->since_ns && !filtered(s, &s->dec.call))
+		if (s->dec.call.ts_ns >= s->since_ns && !filtered(s, &s->dec.call) && !paused(s, &s->dec.call))
 			tr2_model_call(s->model, &s->dec.call);
 	}
 	r = tr2_batch_peek(it->data, it->len, it->off, &it->ts);
@@ -395,6 +431,9 @@ static int step(struct tr2_session *s, struct item *it)
 		return 0;
 	case ITEM_LOST:
 		tr2_model_lost(s->model, h->pid, it->from, it->ts);
+		return 0;
+	case ITEM_PAUSED:
+		tr2_model_paused(s->model, it->from, it->to);
 		return 0;
 	case ITEM_REC:
 		break;
@@ -483,6 +522,7 @@ void tr2_session_free(struct tr2_session *s)
 	for (int i = 0; i < s->ncats; i++)
 		free(s->cats[i]);
 	free(s->cats);
+	free(s->pauses);
 	free(s->heap);
 	tr2_model_free(s->model);
 	free(s);

@@ -57,6 +57,16 @@ void tr2_session_resumed(struct tr2_session *s, uint32_t pid, uint64_t from_ns, 
  * no sense): the marker goes into its stream at ts_ns (tr2_model_lost). */
 void tr2_session_lost(struct tr2_session *s, uint32_t pid, uint64_t count, uint64_t ts_ns);
 
+/* Tracing is paused from from_ns (CLOCK_MONOTONIC), until
+ * tr2_session_resume(): calls made meanwhile are left out (a process that
+ * another tracer keeps enabled may make some).  A pause while paused is
+ * ignored. */
+void tr2_session_pause(struct tr2_session *s, uint64_t from_ns);
+
+/* Tracing resumes at to_ns: the marker goes into every process's stream
+ * there (tr2_model_paused).  Ignored when not paused. */
+void tr2_session_resume(struct tr2_session *s, uint64_t to_ns);
+
 /* Writes the calls and records that arrived up to upto_ns (CLOCK_MONOTONIC;
  * UINT64_MAX: all), in time order, then the targets' buffered lines; a
  * target whose destination fails gets no more lines. */

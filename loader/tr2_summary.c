@@ -881,8 +881,9 @@ void tr2_summary_poll(struct tr2_summary *s, uint64_t now_ns)
 {
 	if (!s->interval_ns || now_ns < s->next_ns)
 		return;
-	while (s->next_ns <= now_ns)
-		s->next_ns += s->interval_ns;
+	/* the next interval's end after now_ns (a recording's tick may be far
+	 * ahead: no loop per interval) */
+	s->next_ns += ((now_ns - s->next_ns) / s->interval_ns + 1) * s->interval_ns;
 	tr2_summary_print(s, now_ns, 0);
 }
 

@@ -28,17 +28,24 @@
 #include "tr2_kernel.h"
 #include "tr2_mem.h"
 #include "tr2_mode.h"
+#include "tr2_recording.h"
 #include "tr2_ring.h"
 #include "tr2_session.h"
 #include "tr2_sid.h"
 #include "tr2_summary.h"
 #include "tr2_tracer.h"
 
-/* The signal handler's state, the only state outside struct tracer: the
- * signal that ends the trace, and -- CMD's process, to which a SIGTERM is
- * passed on. */
-static volatile sig_atomic_t exiting;
+/* The signal handlers' state, the only state outside struct tracer: the
+ * signal that ends the trace, -- CMD's process, to which a SIGTERM is
+ * passed on, and whether tracing should be paused (SIGUSR1) or not
+ * (SIGUSR2), which the loop's tick carries out. */
+static volatile sig_atomic_t exiting, pause_wanted;
 static pid_t signal_cmd;
+
+static void on_pause_signal(int sig)
+{
+	pause_wanted = sig == SIGUSR1;
+}
 
 static void on_signal(int sig)
 {
@@ -107,6 +114,12 @@ void tr2_tracer_open_targets(struct tracer *tr)
 	const struct tr2_opts *o = tr->opts;
 	char err[512];
 
+	/* First, so that a SIGUSR1 sent while the BPF programs load pauses
+	 * (at the first tick) rather than kills; CMD, forked before, keeps
+	 * the caller's dispositions. */
+	signal(SIGUSR1, on_pause_signal);
+	signal(SIGUSR2, on_pause_signal);
+
 	for (int i = 0; i < o->nformats; i++) {
 		struct tr2_tgt_opts topts = { .brief = o->brief, .event_nesting = o->event_nesting };
 		struct tr2_dst *dst = tr2_dst_open(o->formats[i].dest, o->file_mode, err, sizeof(err));
@@ -123,6 +136,79 @@ void tr2_tracer_open_targets(struct tracer *tr)
 		tr2_dst_set_max_files(dst, o->max_files);
 		tr2_dst_set_buffered(dst, true);
 	}
+}
+
+/* ---- what the session is fed, and the recording gets (tr2_recording.h) ---- */
+
+/* The recording stopped (its limit, or a write error): the trace ends. */
+static int recording_stopped(const struct tracer *tr)
+{
+	int full;
+
+	return tr->rec && tr2_recording_stopped(tr->rec, &full);
+}
+
+static void feed_record(struct tracer *tr, const struct tr2_rec *h, const void *data, size_t size)
+{
+	uint64_t calls = h->kind == TR2_REC_BATCH ? (uint64_t)h->num[0] : 0;
+
+	if (tr->rec) {
+		if (tr2_recording_put(tr->rec, TR2_FILE_RING, data, size))
+			tr->unrecorded += calls;
+		else
+			tr->recorded += calls;
+	}
+	if (tr->session)
+		tr2_session_record(tr->session, h, data, size);
+}
+
+static void feed_lost(struct tracer *tr, uint32_t pid, uint64_t count, uint64_t ts_ns)
+{
+	struct tr2_file_lost r = { .pid = pid, .count = count, .ts_ns = ts_ns };
+
+	if (tr->rec)
+		tr2_recording_put(tr->rec, TR2_FILE_LOST, &r, sizeof(r));
+	if (tr->session)
+		tr2_session_lost(tr->session, pid, count, ts_ns);
+}
+
+static void feed_held(struct tracer *tr, uint32_t pid, uint64_t from_ns, uint64_t to_ns)
+{
+	struct tr2_file_held r = { .pid = pid, .from_ns = from_ns, .to_ns = to_ns };
+
+	if (tr->rec)
+		tr2_recording_put(tr->rec, TR2_FILE_HELD, &r, sizeof(r));
+	if (tr->session)
+		tr2_session_resumed(tr->session, pid, from_ns, to_ns);
+}
+
+/* Tracing paused (1) at ns, or resumed (0). */
+static void feed_pause(struct tracer *tr, int pause, uint64_t ns)
+{
+	struct tr2_file_time r = { .now_ns = ns };
+
+	if (tr->rec)
+		tr2_recording_put(tr->rec, pause ? TR2_FILE_PAUSE : TR2_FILE_RESUME, &r, sizeof(r));
+	if (tr->session && pause)
+		tr2_session_pause(tr->session, ns);
+	else if (tr->session)
+		tr2_session_resume(tr->session, ns);
+}
+
+/* What arrived before now_ns less TR2_SESSION_DELAY_NS is written out; the
+ * recording's buffer too. */
+static void feed_tick(struct tracer *tr, uint64_t now_ns)
+{
+	struct tr2_file_time r = { .now_ns = now_ns };
+
+	if (tr->rec) {
+		tr2_recording_put(tr->rec, TR2_FILE_TICK, &r, sizeof(r));
+		tr2_recording_flush(tr->rec);
+	}
+	if (tr->session)
+		tr2_session_flush(tr->session, now_ns - TR2_SESSION_DELAY_NS);
+	if (tr->summary)
+		tr2_summary_poll(tr->summary, now_ns);
 }
 
 /* ---- holds: processes stopped until tr2-bpf has attached ---- */
@@ -172,7 +258,7 @@ static void attach_and_continue(struct tracer *tr, pid_t pid, int held, uint64_t
 	/* taken before SIGCONT: the process may make its first call at once */
 	now = tr2_mono_ns();
 	let_go(tr, pid);
-	tr2_session_resumed(tr->session, pid, stopped_ns, now);
+	feed_held(tr, pid, stopped_ns, now);
 	tr->stops++;
 	tr->stop_wait_ns += start > stopped_ns ? start - stopped_ns : 0;
 	tr->stop_attach_ns += now - start;
@@ -224,7 +310,7 @@ static int mark_loss(struct tracer *tr, __u32 pid, __u64 total, uint64_t ts_ns)
 		tr->nlosses++;
 	}
 	if (total > tr->losses[i].reported) {
-		tr2_session_lost(tr->session, pid, total - tr->losses[i].reported, ts_ns);
+		feed_lost(tr, pid, total - tr->losses[i].reported, ts_ns);
 		tr->losses[i].reported = total;
 	}
 	return i;
@@ -281,7 +367,7 @@ static void dispatch(struct tracer *tr, const struct tr2_rec *h, const void *dat
 	/* The last of its calls are in: mark its losses while its session is there. */
 	if (h->kind == TR2_REC_PROC_GONE)
 		forget_losses(tr, h->pid, h->ts_ns);
-	tr2_session_record(tr->session, h, data, size);
+	feed_record(tr, h, data, size);
 	switch (h->kind) {
 	case TR2_REC_FORK:
 		tr2_tracer_add_proc(tr, h->pid);
@@ -356,7 +442,7 @@ static void set_filters(struct tr2_bpf *skel, const struct tr2_opts *o)
 }
 
 /* The summary's state (NULL without --summary). */
-static struct tr2_summary *setup_summary(struct tracer *tr, int64_t mono_to_real_ns)
+static struct tr2_summary *setup_summary(struct tracer *tr, int64_t mono_to_real_ns, uint64_t start_ns)
 {
 	const struct summary_opts *o = &tr->opts->sum;
 	char err[512];
@@ -369,8 +455,7 @@ static struct tr2_summary *setup_summary(struct tracer *tr, int64_t mono_to_real
 		if (!tr->summary_json)
 			tr2_fail("%s", err);
 	}
-	s = tr2_summary_new(o->hist, !o->json_set || o->json_dest, tr->summary_json, mono_to_real_ns,
-			    tr2_mono_ns());
+	s = tr2_summary_new(o->hist, !o->json_set || o->json_dest, tr->summary_json, mono_to_real_ns, start_ns);
 	tr2_summary_set_per_program(s, o->by_program);
 	tr2_summary_set_keys(s, o->keys);
 	tr2_summary_set_interval(s, (uint64_t)(o->interval_s * 1e9));
@@ -381,8 +466,8 @@ void tr2_tracer_init(struct tracer *tr)
 {
 	const struct tr2_opts *o = tr->opts;
 	struct timespec real, mono;
-	int64_t mono_to_real_ns;
-	char host[16];
+	struct tr2_file_start start = { 0 };
+	char host[16], err[512];
 
 	if (getenv("TR2_BPF_TEST_HOLD_DELAY_MS"))
 		tr->hold_delay_ms = strtoul(getenv("TR2_BPF_TEST_HOLD_DELAY_MS"), NULL, 10);
@@ -392,17 +477,29 @@ void tr2_tracer_init(struct tracer *tr)
 		tr2_fail("failed to start the guard process: %s", strerror(errno));
 	clock_gettime(CLOCK_REALTIME, &real);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
-	mono_to_real_ns = (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + (real.tv_nsec - mono.tv_nsec);
+	start.mono_to_real_ns = (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + (real.tv_nsec - mono.tv_nsec);
+	/* calls made before now are an earlier trace's (a buffer met late) */
+	start.since_ns = (uint64_t)mono.tv_sec * 1000000000 + (uint64_t)mono.tv_nsec;
 	tr2_sid_host(host, sizeof(host));
+	snprintf(start.host, sizeof(start.host), "%s", host);
+	start.flags = tr->mode->all ? TR2_FILE_ALL : 0;
+	start.ncats = (uint32_t)o->sum.ncats;
+	if (o->record) {
+		tr->rec = tr2_recording_open(o->record, o->file_mode, o->record_bytes, &start, o->sum.cats, err, sizeof(err));
+		if (!tr->rec)
+			tr2_fail("%s", err);
+	}
 	for (int i = 0; i < o->nformats; i++)
 		tr->target_ptrs[i] = &tr->targets[i];
-	/* calls made before now are an earlier trace's (a buffer met late) */
-	tr->session = tr2_session_new(tr->target_ptrs, o->nformats, mono_to_real_ns, host,
-				      (uint64_t)mono.tv_sec * 1000000000 + (uint64_t)mono.tv_nsec);
-	if (o->sum.ncats)
-		tr2_session_set_categories(tr->session, o->sum.cats, o->sum.ncats);
-	tr->summary = setup_summary(tr, mono_to_real_ns);
-	tr2_session_set_summary(tr->session, tr->summary);
+	/* --record alone formats nothing now */
+	if (o->nformats || o->sum.on) {
+		tr->session = tr2_session_new(tr->target_ptrs, o->nformats, start.mono_to_real_ns, host,
+					      start.since_ns);
+		if (o->sum.ncats)
+			tr2_session_set_categories(tr->session, o->sum.cats, o->sum.ncats);
+		tr->summary = setup_summary(tr, start.mono_to_real_ns, start.since_ns);
+		tr2_session_set_summary(tr->session, tr->summary);
+	}
 	tr->attach = tr2_attach_new(tr->skel->obj, tr->kernel);
 	tr2_attach_set_nop5(tr->attach, o->probe_nop);
 	tr2_attach_set_known_per_process(tr->attach, tr->mode->known_per_process);
@@ -418,6 +515,7 @@ void tr2_tracer_init(struct tracer *tr)
 	signal_cmd = tr->cmd ? tr2_cmd_pid(tr->cmd) : 0;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -442,16 +540,50 @@ static int all_failed(const struct tracer *tr)
 	return tr->opts->nformats > 0;
 }
 
+int tr2_tracer_paused(const struct tracer *tr)
+{
+	return tr->paused_ns != 0;
+}
+
+/* SIGUSR1: every tr2:enable event closed, so that the kernel lowers the
+ * semaphores it raised: the traced processes' calls stop at their inline
+ * test, as untraced.  The payload and the holds stay: a process that maps
+ * a new object is still looked at (the mode raises no enable meanwhile). */
+static void pause_tracing(struct tracer *tr)
+{
+	tr2_attach_lower_enables(tr->attach);
+	tr->paused_ns = tr2_mono_ns();   /* calls made before now were traced */
+	feed_pause(tr, 1, tr->paused_ns);
+	fprintf(stderr, "tr2-bpf: paused (SIGUSR1); SIGUSR2 resumes\n");
+}
+
+/* SIGUSR2: the mode raises the enables again, for the processes it traces
+ * now (those started or forked meanwhile included); the streams get the
+ * gap's marker. */
+static void resume_tracing(struct tracer *tr)
+{
+	uint64_t from = tr->paused_ns, to = tr2_mono_ns();
+
+	tr->paused_ns = 0;
+	feed_pause(tr, 0, to);
+	tr->pauses++;
+	tr->paused_total_ns += to - from;
+	tr->mode->resume(tr);
+	fprintf(stderr, "tr2-bpf: resumed (SIGUSR2) after %.3f s paused\n", (to - from) / 1e9);
+}
+
 int tr2_tracer_tick(struct tracer *tr)
 {
 	const struct tr2_opts *o = tr->opts;
 
+	if (pause_wanted && !tr->paused_ns)
+		pause_tracing(tr);
+	else if (!pause_wanted && tr->paused_ns)
+		resume_tracing(tr);
 	mark_losses(tr);
 	tr2_kernel_check(tr->kernel, tr->skel);
-	tr2_session_flush(tr->session, tr2_mono_ns() - TR2_SESSION_DELAY_NS);
-	if (tr->summary)
-		tr2_summary_poll(tr->summary, tr2_mono_ns());
-	if (exiting || all_failed(tr))
+	feed_tick(tr, tr2_mono_ns());
+	if (exiting || all_failed(tr) || recording_stopped(tr))
 		return 0;
 	if (o->duration_s && tr2_mono_ns() - tr->started_ns >= (uint64_t)(o->duration_s * 1e9))
 		return 0;
@@ -473,11 +605,19 @@ void tr2_tracer_stop(struct tracer *tr)
 	 * over what their buffers hold at their next switch or tick: wait for
 	 * that, then the rest of the programs. */
 	struct tr2_attach *attach = tr->attach;
+	uint64_t now = tr2_mono_ns();
 	struct bpf_link **holds[] = { &tr->skel->links.on_exec, &tr->skel->links.on_fault,
 				      &tr->skel->links.on_map_pages, &tr->skel->links.on_filemap_fault,
 				      &tr->skel->links.on_filemap_map_pages_fn,
 				      &tr->skel->links.on_filemap_fault_fn };
 
+	/* paused until the end: the streams say so */
+	if (tr->paused_ns) {
+		feed_pause(tr, 0, now);
+		tr->pauses++;
+		tr->paused_total_ns += now - tr->paused_ns;
+		tr->paused_ns = 0;
+	}
 	tr->probed = tr2_attach_objects(attach) > 0;
 	for (size_t i = 0; i < sizeof(holds) / sizeof(holds[0]); i++) {
 		bpf_link__destroy(*holds[i]);
@@ -500,7 +640,9 @@ void tr2_tracer_stop(struct tracer *tr)
 	tr2_ring_consume(tr->ring);
 	mark_losses(tr);
 	tr2_guard_stop();   /* every hold served: the programs are detached */
-	tr2_session_flush(tr->session, UINT64_MAX);
+	tr->end_ns = tr2_mono_ns();
+	if (tr->session)
+		tr2_session_flush(tr->session, UINT64_MAX);
 	/* the views' ends (chrome's ']', folded's stacks), before the summary
 	 * line, which stays the last on stderr even for a DEST of 2 */
 	for (int i = 0; i < tr->opts->nformats; i++) {
@@ -534,14 +676,15 @@ static unsigned map_entries(const struct bpf_map *map)
 /* -v: what tr2-bpf did and keeps. */
 static void report_verbose(struct tracer *tr)
 {
-	unsigned long kept_procs, kept_threads, waiting;
+	unsigned long kept_procs = 0, kept_threads = 0, waiting = 0;
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
 	fprintf(stderr, "tr2-bpf: held processes stopped %llu times to attach to new objects: "
 		"%.3f ms waiting for tr2-bpf, %.3f ms attaching\n", (unsigned long long)tr->stops,
 		tr->stop_wait_ns / 1e6, tr->stop_attach_ns / 1e6);
-	tr2_session_kept(tr->session, &kept_procs, &kept_threads, &waiting);
+	if (tr->session)
+		tr2_session_kept(tr->session, &kept_procs, &kept_threads, &waiting);
 	fprintf(stderr, "tr2-bpf: kept at the end: %lu processes, %lu threads; BPF maps: "
 		"%u traced processes, %u processes with losses, %u known objects\n",
 		kept_procs, kept_threads, map_entries(tr->skel->maps.traced),
@@ -579,41 +722,68 @@ static const char *count_of(char *buf, size_t len, uint64_t n, const char *one, 
 	return buf;
 }
 
+/* --record: the END record, the file closed; a recording that stopped
+ * early says why.  Returns 1 when the file could not be written whole (a
+ * write error; the limit is the user's). */
+static int close_recording(struct tracer *tr, uint64_t lost)
+{
+	struct tr2_file_end end = { .now_ns = tr->end_ns, .lost = lost };
+	char err[512], count[64] = "";
+	int full = 0;
+
+	if (!tr->rec)
+		return 0;
+	tr2_recording_stopped(tr->rec, &full);
+	if (!tr2_recording_close(tr->rec, &end, err, sizeof(err))) {
+		tr->rec = NULL;
+		return 0;
+	}
+	tr->rec = NULL;
+	if (tr->unrecorded)
+		snprintf(count, sizeof(count), ": %llu events not recorded", (unsigned long long)tr->unrecorded);
+	fprintf(stderr, "tr2-bpf: %s%s\n", err, count);
+	return !full;
+}
+
 int tr2_tracer_report(struct tracer *tr, int poll_failed)
 {
 	const struct tr2_opts *o = tr->opts;
 	int aggregated = tr->summary && !o->nformats;   /* the aggregated events are the ones handled */
 	char err[512], lines[64], procs[64], damaged[64];
-	uint64_t dropped = 0;
-	int incomplete;
+	uint64_t dropped = 0, events, lost_before = lost_in_bpf(tr->skel) + tr->decode_errors + tr->unrecorded;
+	int incomplete, rec_failed;
 
 	if (o->verbose)
 		report_verbose(tr);
 	report_unserved(tr);
 	if (tr->summary)
-		tr2_summary_print(tr->summary, tr2_mono_ns(), 1);
+		tr2_summary_print(tr->summary, tr->end_ns, 1);
+	/* --record alone: the events recorded are the ones handled */
+	events = tr->session ? tr2_session_events(tr->session) : tr->recorded;
 	if (tr->cmd) {
 		/* -- CMD: say why there was nothing to trace, the summary still last */
 		if (tr2_cmd_failed(tr->cmd, err, sizeof(err)))
 			fprintf(stderr, "tr2-bpf: %s\n", err);
-		else if (!tr->probed && !tr2_session_events(tr->session) && o->filters[0] && !tr->passed)
+		else if (!tr->probed && !events && o->filters[0] && !tr->passed)
 			fprintf(stderr, "tr2-bpf: %s left out '%s' and every process it started\n", o->filters,
 				o->cmd[0]);
-		else if (!tr->probed && !tr2_session_events(tr->session) && !tr->untraced)
+		else if (!tr->probed && !events && !tr->untraced)
 			fprintf(stderr, "tr2-bpf: no trace2 probes in '%s' or any process it started\n", o->cmd[0]);
 	}
+	rec_failed = close_recording(tr, lost_before);
+	if (tr->pauses)
+		fprintf(stderr, "tr2-bpf: paused %llu time%s, %.3f s in all\n", (unsigned long long)tr->pauses,
+			tr->pauses == 1 ? "" : "s", tr->paused_total_ns / 1e9);
 	for (int i = 0; i < o->nformats; i++)
 		dropped += tr2_dst_dropped(tr->targets[i].dst, NULL, NULL);
 	fprintf(stderr, "tr2-bpf: %llu events, %llu lost%s%s%s\n",
-		(unsigned long long)(tr2_session_events(tr->session) -
-				     (aggregated ? tr2_summary_lost(tr->summary) : 0)),
-		(unsigned long long)(lost_in_bpf(tr->skel) + tr->decode_errors +
-				     tr2_session_lost_calls(tr->session) +
+		(unsigned long long)(events - (aggregated ? tr2_summary_lost(tr->summary) : 0)),
+		(unsigned long long)(lost_before + (tr->session ? tr2_session_lost_calls(tr->session) : 0) +
 				     (aggregated ? tr2_summary_lost(tr->summary) : 0)),
 		count_of(damaged, sizeof(damaged), damaged_in_bpf(tr->skel), "damaged buffer", "damaged buffers"),
 		count_of(lines, sizeof(lines), dropped, "line dropped", "lines dropped"),
 		count_of(procs, sizeof(procs), tr->untraced, "process not traced", "processes not traced"));
-	incomplete = poll_failed || dropped || tr->untraced;
+	incomplete = poll_failed || dropped || tr->untraced || rec_failed;
 	if (o->cmd)
 		return tr->cmd_status ? tr->cmd_status : incomplete ? TR2_EXIT_CMD_INCOMPLETE : 0;
 	return incomplete ? TR2_EXIT_INCOMPLETE : 0;
@@ -626,6 +796,7 @@ void tr2_tracer_free(struct tracer *tr)
 	tr2_ring_free(tr->ring);
 	tr2_bpf__destroy(tr->skel);
 	tr2_session_free(tr->session);
+	tr2_recording_close(tr->rec, NULL, NULL, 0);
 	tr2_summary_free(tr->summary);
 	if (tr->summary_json)
 		tr2_dst_close(tr->summary_json);

@@ -20,6 +20,7 @@ struct tr2_bpf;
 struct tr2_cmd;
 struct tr2_dst;
 struct tr2_mode;
+struct tr2_recording;
 struct tr2_ring;
 struct tr2_session;
 struct tr2_summary;
@@ -33,7 +34,13 @@ struct tracer {
 	struct tr2_bpf *skel;
 	struct tr2_kernel *kernel;   /* what the kernel offers (tr2_kernel.h) */
 	struct tr2_attach *attach;
-	struct tr2_session *session;
+	struct tr2_session *session; /* NULL with --record alone: nothing formatted now */
+	struct tr2_recording *rec;   /* --record, or NULL */
+	uint64_t recorded;           /* --record: events in the batches recorded */
+	uint64_t unrecorded;         /* --record: events in batches it stopped before */
+	uint64_t end_ns;             /* when the trace ended (tr2_tracer_stop) */
+	/* Pauses (SIGUSR1 .. SIGUSR2): since when (0: not paused), how often, how long. */
+	uint64_t paused_ns, pauses, paused_total_ns;
 	struct tr2_ring *ring;       /* the BPF ring buffer's reader */
 	struct tr2_target targets[8];   /* opts->formats, in order */
 	struct tr2_target *target_ptrs[8];   /* &targets[i], the session's list (kept, not copied) */
@@ -73,8 +80,9 @@ struct tracer {
 	void *mode_state;            /* what the mode keeps (tr2_mode.c) */
 };
 
-/* Before the BPF programs are loaded: opens each format's destination and
- * target (tr->targets).  A bad DEST fails (tr2_fail). */
+/* Before the BPF programs are loaded: catches SIGUSR1 and SIGUSR2 (pause,
+ * resume: tr2_tracer_tick), opens each format's destination and target
+ * (tr->targets).  A bad DEST fails (tr2_fail). */
 void tr2_tracer_open_targets(struct tracer *tr);
 
 /* After the load: fills the filter maps (--comm, --cgroup, --category),
@@ -93,6 +101,10 @@ int tr2_tracer_record(void *ctx, void *data, size_t size);
  * is over (a signal, every destination failed, --duration, nothing left to
  * trace). */
 int tr2_tracer_tick(struct tracer *tr);
+
+/* 1 while tracing is paused (SIGUSR1): the modes raise no tr2:enable then;
+ * the mode's resume raises them again. */
+int tr2_tracer_paused(const struct tracer *tr);
 
 /* Ends the trace: detaches, drains the ring buffer, writes the views'
  * ends, waits for CMD. */

@@ -50,6 +50,11 @@ test-summary: all ; tests/e2e/summary.sh
 # The batched event path: nothing left behind, live, bounded (issue 26)
 test-batch: all ; tests/e2e/batch.sh
 
+# --record, tr2-fmt of a recording, SIGUSR1/SIGUSR2 pause and resume (issue 36)
+.PHONY: test-record
+test-record: all ; tests/e2e/record.sh
+TESTS += test-record
+
 # -- CMD as a parent: what CMD inherits, -u USER, tr2-bpf ending first
 test-cmd: all ; tests/e2e/cmd.sh
 

@@ -8,6 +8,7 @@
 #                            the expected file instead
 #   cmd_of TRACER            the pids of tr2-bpf TRACER's children but its
 #                            guard (tr2-guard): -- CMD's process
+#   wait_for FILE TEXT       until FILE holds TEXT (10 s at most); status 1 if never
 #   need_bpf SUITE TR2BPF    ends the script with a SKIP line and SUITE's
 #                            summary line (status 0) when not root or when the
 #                            kernel offers no BPF; a TR2BPF that cannot trace
@@ -25,6 +26,10 @@ expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  
 same() {
 	if [ "${UPDATE:-}" = --update ]; then cp "$3" "$2"; ok "$1 (updated)"; return; fi
 	if diff -u "$2" "$3" > "$T/diff"; then ok "$1"; else bad "$1" "$(head -40 "$T/diff")"; fi
+}
+wait_for() {
+	for _ in $(seq 1000); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.01; done
+	return 1
 }
 cmd_of() { ps -o pid=,comm= --ppid "$1" | awk '$2 != "tr2-guard" { print $1 }'; }
 need_bpf() {

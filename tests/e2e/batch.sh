@@ -41,11 +41,6 @@ LIMIT=$(slow $LIMIT)
 
 masked() { python3 tests/e2e/mask.py perf < "$1" | sed "s|$B/|build/|g"; }
 
-# wait_for FILE TEXT: until FILE holds TEXT (10 s at most).
-wait_for() {
-	for _ in $(seq 1000); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.01; done
-	return 1
-}
 
 if [ "$(id -u)" != 0 ]; then
 	echo "batch: SKIP: not root; these tests load BPF programs"

@@ -162,10 +162,10 @@ expect_eq "-a: strings beyond the buffer: nothing lost" "tr2-bpf: 10 events, 0 l
 mode_of() { stat -c %a "$1"; }
 expect_eq "a directory DEST's files: readable by their owner only" "600" \
 	"$(mode_of "$(ls -d "$T"/time/* | head -1)")"
-(umask 022; $BPF --perf="$T/modes.perf" --summary --summary-json="$T/modes.json" -- $P/tr2_hostile victim 1 0 \
-	> /dev/null 2>&1)
-expect_eq "--perf=FILE and --summary-json=FILE: readable by their owner only" "600 600" \
-	"$(mode_of "$T/modes.perf") $(mode_of "$T/modes.json")"
+(umask 022; $BPF --perf="$T/modes.perf" --summary --summary-json="$T/modes.json" --record="$T/modes.rec" \
+	-- $P/tr2_hostile victim 1 0 > /dev/null 2>&1)
+expect_eq "--perf=FILE, --summary-json=FILE and --record=FILE: readable by their owner only" "600 600 600" \
+	"$(mode_of "$T/modes.perf") $(mode_of "$T/modes.json") $(mode_of "$T/modes.rec")"
 (umask 022; $BPF --perf="$T/given.perf" --file-mode=0644 -- $P/tr2_hostile victim 1 0 > /dev/null 2>&1)
 expect_eq "--file-mode=0644: as given" "644" "$(mode_of "$T/given.perf")"
 mkdir "$T/grouped" && chgrp nogroup "$T/grouped"

@@ -1,4 +1,4 @@
-# tests/fuzz/: libFuzzer harnesses for the two readers of untrusted bytes,
+# tests/fuzz/: libFuzzer harnesses for the three readers of untrusted bytes,
 # and the sanitizer build of the other suites (included last by Makefile).
 #
 #   make fuzz-short   each harness for $(FUZZ_SHORT_TIME) s over its committed
@@ -17,7 +17,8 @@
 #
 # The harnesses are built by clang (libFuzzer) from the sources, not from
 # $(BUILD)/libtr2fmt.a, into $(BUILD)/fuzz/.  Reproduce a crash with
-#   $(BUILD)/fuzz/fuzz_decode FILE   or   $(BUILD)/fuzz/fuzz_read_event FILE
+#   $(BUILD)/fuzz/fuzz_decode FILE, $(BUILD)/fuzz/fuzz_read_event FILE or
+#   $(BUILD)/fuzz/fuzz_record FILE
 
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SHORT_TIME ?= 20
@@ -32,9 +33,9 @@ FUZZ_CXXFLAGS := -g -O1 -fno-omit-frame-pointer -std=gnu++17 -fno-exceptions -fn
 	$(FUZZ_SAN) -D_GNU_SOURCE -Iformatter $(SIMDJSON_CFLAGS)
 FUZZ_LIBS := $(FMT_LIBS) -lm
 FUZZ_LIB_SRCS := $(FMT_SRCS) $(FMT_CXX_SRCS) formatter/tr2_read_event.c \
-	loader/tr2_decode.c loader/tr2_session.c loader/tr2_summary.c
+	loader/tr2_decode.c loader/tr2_session.c loader/tr2_summary.c loader/tr2_replay.c
 FUZZ_LIB_OBJS := $(patsubst %.cc,$(FUZZ_DIR)/obj/%.o,$(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o))
-FUZZ_BINS := $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_read_event
+FUZZ_BINS := $(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/fuzz_read_event $(FUZZ_DIR)/fuzz_record
 
 $(FUZZ_DIR)/obj/%.o: %.c tests/fuzz/build.mk
 	@mkdir -p $(@D)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer harnesses (tests/fuzz/build.mk builds them).
 #
-#   tests/fuzz/run.sh short FUZZ_DIR SECONDS   make fuzz-short: both harnesses at
+#   tests/fuzz/run.sh short FUZZ_DIR SECONDS   make fuzz-short: every harness at
 #                                              once, new inputs thrown away
 #   tests/fuzz/run.sh long FUZZ_DIR SECONDS    make fuzz: one after the other,
 #                                              going on after failures, new inputs
@@ -26,6 +26,7 @@ SRC=tests/fuzz
 HARNESSES=(
 	"decode fuzz_decode -max_len=40000"
 	"event fuzz_read_event -max_len=16384 -dict=$SRC/event.dict"
+	"record fuzz_record -max_len=40000"
 )
 
 # Stack traces for UBSan; libFuzzer already turns on leak detection.

@@ -20,7 +20,7 @@ skipped() { skip=$((skip + 1)); echo "SKIP $1"; }
 
 declare -A name=(
 	[man/tr2-bpf.1]="tr2-bpf - trace a program's Trace2 events through its USDT probes with eBPF"
-	[man/tr2-fmt.1]="tr2-fmt - convert Trace2 EVENT lines to git's NORMAL, PERF or EVENT format, a Chrome trace or folded stacks"
+	[man/tr2-fmt.1]="tr2-fmt - convert Trace2 EVENT lines, or a tr2-bpf recording, to git's NORMAL, PERF or EVENT format, a Chrome trace, folded stacks or a summary"
 	[man/trace2.3]="trace2 - Git's Trace2 API as zero-cost USDT probes"
 )
 for page in man/tr2-bpf.1 man/tr2-fmt.1 man/trace2.3; do
