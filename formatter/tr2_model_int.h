@@ -33,6 +33,12 @@ struct tr2_slot {
 
 struct tr2_proc;
 
+/* A thread's time by scheduler state at a call (tr2_call's sched_*). */
+struct tr2_sched_mark {
+	uint64_t origin_ns;            /* 0: not counted */
+	uint64_t ns[TR2_STATE__COUNT];
+};
+
 struct tr2_thread {
 	uint32_t tid;
 	struct tr2_proc *proc;
@@ -41,6 +47,7 @@ struct tr2_thread {
 	int depth;                     /* open regions seen (git's nr_open_regions - 1) */
 	int cap;
 	uint64_t *region_start;        /* start of each open region; 0: unknown */
+	struct tr2_sched_mark *region_sched;   /* the thread's time by state at each one's start */
 	struct tr2_slot *slots;
 	int nslots, slots_cap;
 	struct tr2_thread *hnext;
@@ -99,11 +106,13 @@ void tr2_thread_drop(struct tr2_model *m, struct tr2_thread *t);
 /* "main" for the process's own tid, else git's "th%02d:<base>" cut to 24
  * bytes, else "th00:unknown". */
 void tr2_thread_name(struct tr2_thread *t, int32_t thread_id, const char *base);
-/* Region nesting (git's tr2tls_push_self / tr2tls_pop_self): the enter's
- * start; the leave's start (0: unknown, or entered before the trace), or
- * -1 when no region was open. */
-void tr2_thread_push(struct tr2_thread *t, uint64_t ts_ns);
-int64_t tr2_thread_pop(struct tr2_thread *t);
+/* Region nesting (git's tr2tls_push_self / tr2tls_pop_self): the enter
+ * call c (its time, and the thread's time by state then); the leave's
+ * start (0: unknown, or entered before the trace), or -1 when no region
+ * was open, and in *mark the thread's time by state at that start (origin
+ * 0: not known). */
+void tr2_thread_push(struct tr2_thread *t, const struct tr2_call *c);
+int64_t tr2_thread_pop(struct tr2_thread *t, struct tr2_sched_mark *mark);
 /* Start of the innermost open region, else of the thread; 0: unknown. */
 uint64_t tr2_thread_since(const struct tr2_thread *t);
 

@@ -58,6 +58,8 @@ static const char usage[] =
 "                         per program\n"
 "      --summary-keys=N   with --summary: room for N keys (default 8192)\n"
 "      --category=LIST    only these categories, in every mode\n"
+"      --no-split         with --summary or --chrome: no split of region time\n"
+"                         into on CPU, runnable, D and S (no scheduler events)\n"
 "\n"
 "  -b, --ring-buffer=SIZE ring buffer size, a power of 2 (default 16M)\n"
 "      --probe-nop=auto|1|5  where the uprobe goes on each probe site\n"
@@ -82,7 +84,7 @@ static const char usage[] =
 enum {
 	OPT_NORMAL = 256, OPT_PERF, OPT_EVENT, OPT_CHROME, OPT_FOLDED, OPT_BRIEF, OPT_EVENT_NESTING,
 	OPT_PROBE_NOP, OPT_MAX_FILES, OPT_SUMMARY, OPT_HIST, OPT_SUMMARY_JSON, OPT_SUMMARY_KEYS,
-	OPT_SUMMARY_BY, OPT_CATEGORY, OPT_COMM, OPT_UID, OPT_CGROUP, OPT_DURATION,
+	OPT_SUMMARY_BY, OPT_CATEGORY, OPT_COMM, OPT_UID, OPT_CGROUP, OPT_DURATION, OPT_NO_SPLIT,
 };
 
 /* An option's decimal value in [min, max]; else fails with msg (a format
@@ -252,6 +254,7 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 		{ "summary-keys", required_argument, NULL, OPT_SUMMARY_KEYS },
 		{ "summary-by", required_argument, NULL, OPT_SUMMARY_BY },
 		{ "category", required_argument, NULL, OPT_CATEGORY },
+		{ "no-split", no_argument, NULL, OPT_NO_SPLIT },
 		{ "user", required_argument, NULL, 'u' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "comm", required_argument, NULL, OPT_COMM },
@@ -322,6 +325,9 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 			break;
 		case OPT_BRIEF:
 			o->brief = 1;
+			break;
+		case OPT_NO_SPLIT:
+			o->no_split = 1;
 			break;
 		case OPT_EVENT_NESTING:
 			o->event_nesting = parse_number(optarg, 1, 1000000,

@@ -41,6 +41,7 @@ struct tr2_opts {
 	struct format_opt formats[8];
 	int nformats;             /* none given: --perf to standard output, unless --summary */
 	int brief, event_nesting, max_files;
+	int no_split;             /* --no-split: regions' time is not split by scheduler state */
 	unsigned ring_bytes;      /* -b, a power of 2 */
 	int probe_nop;            /* 0 the 1-byte nop, 1 the 5-byte nop */
 	int verbose;
