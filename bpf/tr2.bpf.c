@@ -326,9 +326,9 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	}
 	if (!exit_memory && !(p->flags & PF_KTHREAD))
 		exit_memory = p->mm ? 1 : 2;
+	sched_exit(ts, p);
 	if (ts) {
 		drain_current();
-		sched_exit(ts, p);
 		if (ts->announced)
 			send_rec(TR2_REC_THREAD_GONE, pid, tid, 0, 0, 0, 0);
 		thread_forget(p, tid);

@@ -16,12 +16,7 @@ struct thread_state {
 	__u32 draining;   /* a drain of it runs (another one, nested in it, waits for none) */
 	__u8 announced;   /* TR2_REC_THREAD_INFO sent */
 	__u8 ignored;     /* the filters (--comm, --uid, --cgroup) leave its process out */
-	/* Where its time goes (tr2_sched.bpf.h): */
-	__u8 sched_state; /* enum tr2_sched_state now */
-	__u8 off_state;   /* the one it left the CPU in last */
-	__u64 since;      /* its last change of state (CLOCK_MONOTONIC) */
-	__u64 off_ns, woken_ns;  /* its last switch-out and wakeup */
-	struct tr2_sched sched;  /* counted since sched.origin_ns (0: not counted) */
+	struct tr2_sched_acct acct;   /* where its time goes */
 };
 /* Task storage, or without it (task_storage 0) a hash map keyed by tid, as
  * code_fault in tr2.bpf.c. */
@@ -186,7 +181,7 @@ static __always_inline __u32 own_tid(struct task_struct *task)
 	return read_upid(p, BPF_CORE_READ(p, level), &up) ? 0 : up.nr;
 }
 
-static __always_inline void sched_start(struct thread_state *ts);   /* tr2_sched.bpf.h */
+static __always_inline void sched_start(struct tr2_sched_acct *a, __u32 tid);   /* tr2_sched.bpf.h */
 
 /* The state of the calling thread (task, tid of process pid), made at its
  * first batch; NULL when it is not traced. */
@@ -207,7 +202,7 @@ static __always_inline struct thread_state *thread_of(struct task_struct *task, 
 		return 0;
 	ts->own_tid = own_tid(task);
 	ts->ignored = !wanted();
-	sched_start(ts);
+	sched_start(&ts->acct, tid);
 	if (trace_all && !ts->ignored)
 		bpf_map_update_elem(&traced, &pid, &one, BPF_NOEXIST);
 	return ts->ignored ? 0 : ts;
@@ -387,7 +382,7 @@ static __always_inline void copy_batch(struct thread_state *ts, __u32 pid, __u32
 	r.num[0] = calls;
 	r.num[1] = lost;
 	r.num[2] = from;
-	r.sched = ts->sched;
+	r.sched = ts->acct.sched;
 	first = TR2_TBUF_DATA - off < bytes ? TR2_TBUF_DATA - off : bytes;
 	if (copy_out(&r, bytes, first, data, off)) {
 		count_lost(pid, calls + lost);

@@ -199,6 +199,21 @@ struct tr2_sched {
 	__u64 ns[TR2_SCHED__COUNT];   /* from origin_ns to in_ns */
 };
 
+/* A thread's state when tr2-bpf -p attached, /proc's R: running or
+ * runnable, told apart at its next switch. */
+#define TR2_SCHED_R_UNKNOWN TR2_SCHED__COUNT
+
+/* How the eBPF side counts a thread's time (bpf/tr2_sched.bpf.h); tr2-bpf
+ * -p starts one for each thread of a process it attaches to. */
+struct tr2_sched_acct {
+	__u8 state;       /* enum tr2_sched_state now, or TR2_SCHED_R_UNKNOWN */
+	__u8 off_state;   /* the one it left the CPU in last */
+	__u8 pad[6];
+	__u64 since;      /* its last change of state (CLOCK_MONOTONIC) */
+	__u64 off_ns, woken_ns;  /* its last switch-out and wakeup */
+	struct tr2_sched sched;  /* counted since sched.origin_ns (0: not counted) */
+};
+
 #define TR2_SID_MAX   1024u     /* bytes of a program's own sid kept, NUL included */
 #define TR2_REC_MAX   (sizeof(struct tr2_rec) + TR2_TBUF_DATA)  /* largest record */
 

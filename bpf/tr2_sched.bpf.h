@@ -48,33 +48,58 @@ static __always_inline __u8 left_in(bool preempt, unsigned int state, unsigned i
 	return TR2_SCHED_ASLEEP;
 }
 
-/* Starts counting for thread ts, which runs now (its first batch). */
-static __always_inline void sched_start(struct thread_state *ts)
+/* tr2-bpf -p: the threads of the processes it attaches to, by tid, counted
+ * from the attach on until their first batch (then their thread state
+ * takes the counts), so that a region entered before the attach is split
+ * from the attach on.  Filled by tr2-bpf at the attach (tr2_mode.c); looked
+ * at only where sched_early (a thread of the host without a state pays a
+ * hash look-up at each switch and wakeup meanwhile). */
+const volatile int sched_early = 0;
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct tr2_sched_acct);
+} early SEC(".maps");
+
+/* Thread task's counts: its thread state's, else (-p) those since the
+ * attach; NULL: not counted. */
+static __always_inline struct tr2_sched_acct *acct_of(struct thread_state *ts, struct task_struct *task, __u32 tid)
 {
-	__u64 now = bpf_ktime_get_ns();
+	if (ts)
+		return ts->ignored || !ts->acct.sched.origin_ns ? 0 : &ts->acct;
+	return sched_early ? bpf_map_lookup_elem(&early, &tid) : 0;
+}
+
+/* Starts counting for thread tid, which runs now (its first batch): from
+ * the attach on where tr2-bpf counted it since (-p), else from now. */
+static __always_inline void sched_start(struct tr2_sched_acct *a, __u32 tid)
+{
+	struct tr2_sched_acct *e;
 
 	if (!sched_split)
 		return;
-	ts->sched.origin_ns = ts->sched.in_ns = ts->since = now;
-	ts->sched_state = TR2_SCHED_CPU;
+	e = sched_early ? bpf_map_lookup_elem(&early, &tid) : 0;
+	if (e) {
+		*a = *e;
+		bpf_map_delete_elem(&early, &tid);
+		if (a->state != TR2_SCHED_CPU) {   /* running since the attach, or since its wakeup */
+			a->state = TR2_SCHED_CPU;
+			a->sched.in_ns = a->since;
+		}
+		return;
+	}
+	a->sched.origin_ns = a->sched.in_ns = a->since = bpf_ktime_get_ns();
+	a->state = TR2_SCHED_CPU;
 }
 
-/* The time since ts's last change of state goes to the state it was in. */
-static __always_inline void sched_account(struct thread_state *ts, __u64 now)
+/* The time since a's last change of state goes to the state it was in. */
+static __always_inline void sched_account(struct tr2_sched_acct *a, __u64 now, __u8 state)
 {
-	if (ts->sched_state < TR2_SCHED__COUNT && now > ts->since)
-		ts->sched.ns[ts->sched_state] += now - ts->since;
-	ts->since = now;
-}
-
-/* Thread ts (of tid in process pid) leaves the CPU in state `to`. */
-static __always_inline void sched_out(struct thread_state *ts, __u8 to)
-{
-	__u64 now = bpf_ktime_get_ns();
-
-	sched_account(ts, now);
-	ts->sched_state = ts->off_state = to;
-	ts->off_ns = ts->woken_ns = now;
+	if (state < TR2_SCHED__COUNT && now > a->since)
+		a->sched.ns[state] += now - a->since;
+	a->since = now;
 }
 
 /* TR2_REC_SCHED for thread tid of pid: on the CPU from run_ns to off_ns,
@@ -91,59 +116,79 @@ static __always_inline void send_period(__u32 pid, __u32 tid, __u64 run_ns, __u6
 	bpf_ringbuf_submit(r, wake_flags(0));
 }
 
-/* Thread ts (task) comes on the CPU. */
-static __always_inline void sched_in(struct thread_state *ts, struct task_struct *task)
+/* The thread leaves the CPU in state `to` (its state before: on it, or
+ * unknown since the attach: then it ran). */
+static __always_inline void sched_out(struct tr2_sched_acct *a, __u8 to)
 {
 	__u64 now = bpf_ktime_get_ns();
 
-	sched_account(ts, now);
-	if (sched_periods && ts->sched_state != TR2_SCHED_CPU)
-		send_period(task->tgid, task->pid, ts->sched.in_ns, ts->off_ns, ts->woken_ns, now, ts->off_state);
-	ts->sched_state = TR2_SCHED_CPU;
-	ts->sched.in_ns = now;
+	sched_account(a, now, TR2_SCHED_CPU);
+	a->state = a->off_state = to;
+	a->off_ns = a->woken_ns = now;
+}
+
+/* The thread (task) comes on the CPU (from a state that is not on it:
+ * unknown since the attach, it waited runnable).  With --chrome, its
+ * stretch off the CPU goes as a record, once its thread state exists. */
+static __always_inline void sched_in(struct tr2_sched_acct *a, struct task_struct *task, int has_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u8 was = a->state == TR2_SCHED_R_UNKNOWN ? TR2_SCHED_RUNNABLE : a->state;
+
+	sched_account(a, now, was);
+	if (sched_periods && has_state && a->state != TR2_SCHED_R_UNKNOWN)
+		send_period(task->tgid, task->pid, a->sched.in_ns, a->off_ns, a->woken_ns, now, a->off_state);
+	a->state = TR2_SCHED_CPU;
+	a->sched.in_ns = now;
 }
 
 /* sched_switch: the state of prev (its thread state prev_ts, drained
- * already) and of next, where they are traced. */
+ * already, NULL: none) and of next, where they are counted. */
 static __always_inline void sched_switch(unsigned long long *ctx, bool preempt, struct task_struct *prev,
 					 struct thread_state *prev_ts, struct task_struct *next)
 {
 	struct thread_state *ts;
+	struct tr2_sched_acct *a;
 	unsigned int now_state;
 
 	if (!sched_split)
 		return;
-	if (prev_ts && !prev_ts->ignored && prev_ts->sched.origin_ns) {
+	a = acct_of(prev_ts, prev, prev->pid);
+	if (a) {
 		now_state = task_state_word(prev);
-		sched_out(prev_ts, left_in(preempt, switch_prev_state ? (unsigned int)ctx[3] : now_state, now_state));
+		sched_out(a, left_in(preempt, switch_prev_state ? (unsigned int)ctx[3] : now_state, now_state));
 	}
 	ts = thread_state(next, next->pid);
-	if (ts && !ts->ignored && ts->sched.origin_ns)
-		sched_in(ts, next);
+	a = acct_of(ts, next, next->pid);
+	if (a)
+		sched_in(a, next, ts != 0);
 }
 
-/* sched_wakeup: a traced thread that slept (D or S) becomes runnable.  One
- * that is on a CPU or runnable already (woken before it was taken off the
- * run queue) stays as it is. */
+/* sched_wakeup: a counted thread that slept (D or S) becomes runnable.  One
+ * on a CPU or runnable already (woken before it was taken off the run
+ * queue) stays as it is. */
 static __always_inline void sched_wakeup(struct task_struct *p)
 {
-	struct thread_state *ts = thread_state(p, p->pid);
+	struct tr2_sched_acct *a = acct_of(thread_state(p, p->pid), p, p->pid);
 	__u64 now;
 
-	if (!ts || ts->ignored || !ts->sched.origin_ns ||
-	    (ts->sched_state != TR2_SCHED_BLOCKED && ts->sched_state != TR2_SCHED_ASLEEP))
+	if (!a || (a->state != TR2_SCHED_BLOCKED && a->state != TR2_SCHED_ASLEEP))
 		return;
 	now = bpf_ktime_get_ns();
-	sched_account(ts, now);
-	ts->sched_state = TR2_SCHED_RUNNABLE;
-	ts->woken_ns = now;
+	sched_account(a, now, a->state);
+	a->state = TR2_SCHED_RUNNABLE;
+	a->woken_ns = now;
 }
 
-/* The thread ts (task) exits: its last stretch on the CPU, for --chrome. */
+/* Thread task (its state ts, NULL: none) exits: its last stretch on the
+ * CPU, for --chrome; its counts since the attach go. */
 static __always_inline void sched_exit(struct thread_state *ts, struct task_struct *task)
 {
 	__u64 now = bpf_ktime_get_ns();
+	__u32 tid = task->pid;
 
-	if (sched_periods && ts->sched.origin_ns && ts->sched_state == TR2_SCHED_CPU)
-		send_period(task->tgid, task->pid, ts->sched.in_ns, now, now, now, TR2_SCHED_CPU);
+	if (sched_early)
+		bpf_map_delete_elem(&early, &tid);
+	if (sched_periods && ts && ts->acct.sched.origin_ns && ts->acct.state == TR2_SCHED_CPU)
+		send_period(task->tgid, tid, ts->acct.sched.in_ns, now, now, now, TR2_SCHED_CPU);
 }

@@ -222,7 +222,7 @@ static struct tr2_thread *thread_of(struct tr2_model *m, uint32_t pid, uint32_t 
 	struct tr2_thread *t = tr2_thread_find(m, tid);
 	struct tr2_proc *p;
 
-	if (t && t->proc->pid == pid && !t->proc->gone)
+	if (t && t->proc->pid == pid && !t->proc->gone && !t->exited)
 		return t;
 	p = tr2_model_proc(m, pid);
 	if (!p->start_ns)
@@ -465,8 +465,10 @@ void tr2_model_call(struct tr2_model *m, const struct tr2_call *c)
 	tr2_model_ev_init(m, &ev, kind_of[c->probe], t, c->file, c->line, c->ts_ns);
 	fill(m, &ev, t, c, num);
 	tr2_model_emit(m, t->proc, &ev);
+	/* git forgets it: a later call starts afresh; its last stretches
+	 * on a CPU may come still (tr2_model_sched) */
 	if (c->probe == TRACE2__P_thread_exit)
-		tr2_thread_drop(m, t);   /* git forgets it: a later call starts afresh */
+		t->exited = true;
 }
 
 void tr2_model_gap(struct tr2_model *m, uint32_t pid, uint32_t tid)
@@ -560,7 +562,7 @@ void tr2_model_exec(struct tr2_model *m, uint32_t pid, uint64_t ts_ns)
 	struct tr2_proc *p = tr2_model_proc(m, pid);
 	struct tr2_thread *t = tr2_thread_find(m, pid);
 
-	if (t && t->proc != p)
+	if (t && (t->proc != p || t->exited))
 		t = NULL;
 	if (p->sid) {
 		end_stream(m, p);
@@ -645,7 +647,8 @@ void tr2_model_thread_gone(struct tr2_model *m, uint32_t pid, uint32_t tid)
 
 	if (!t || t->proc->pid != pid)
 		return;
-	tr2_metric_merge_thread(t);
+	if (!t->exited)   /* its sums went at its thread_exit */
+		tr2_metric_merge_thread(t);
 	tr2_thread_drop(m, t);
 }
 

@@ -43,6 +43,8 @@ struct tr2_thread {
 	uint32_t tid;
 	struct tr2_proc *proc;
 	char name[TR2_MAX_THREAD_NAME + 1];   /* "main", "th%02d:<base>", "th00:unknown" */
+	bool exited;                   /* its thread_exit came: only its thread_state events
+					  are written now; a later call starts afresh */
 	uint64_t start_ns;
 	int depth;                     /* open regions seen (git's nr_open_regions - 1) */
 	int cap;
@@ -99,7 +101,8 @@ void tr2_model_emit(struct tr2_model *m, const struct tr2_proc *p, const struct 
 
 /* tr2_thread.c */
 /* The thread, made (unnamed) in process p when new; a tid seen in another
- * process is a reused tid: the old thread goes. */
+ * process is a reused tid, and one that exited starts afresh: the old
+ * thread goes. */
 struct tr2_thread *tr2_thread_get(struct tr2_model *m, struct tr2_proc *p, uint32_t tid);
 struct tr2_thread *tr2_thread_find(struct tr2_model *m, uint32_t tid);
 void tr2_thread_drop(struct tr2_model *m, struct tr2_thread *t);

@@ -49,7 +49,7 @@ struct tr2_thread *tr2_thread_get(struct tr2_model *m, struct tr2_proc *p, uint3
 {
 	struct tr2_thread *t = tr2_thread_find(m, tid);
 
-	if (t && t->proc == p)
+	if (t && t->proc == p && !t->exited)
 		return t;
 	if (t)
 		tr2_thread_drop(m, t);

@@ -68,6 +68,7 @@ static void set_rodata(struct tr2_bpf *skel, const struct tr2_opts *o, const str
 	/* where regions' time goes: for the views that show it */
 	skel->rodata->sched_split = !o->no_split && (o->sum.on || has_format(o, TR2_FMT_CHROME));
 	skel->rodata->sched_periods = !o->no_split && has_format(o, TR2_FMT_CHROME);
+	skel->rodata->sched_early = skel->rodata->sched_split && !mode->follow && !mode->all;   /* -p */
 	bpf_program__set_autoload(skel->progs.on_wakeup, skel->rodata->sched_split);
 	if (!mode->follow)
 		bpf_program__set_autoload(skel->progs.on_fork, false);

@@ -47,6 +47,11 @@ test-summary: all ; tests/e2e/summary.sh
 # The batched event path: nothing left behind, live, bounded (issue 26)
 test-batch: all ; tests/e2e/batch.sh
 
+# Where regions' time went: on CPU, runnable, D, S (issue 35)
+.PHONY: test-sched
+test-sched: all ; tests/e2e/sched.sh
+TESTS += test-sched
+
 # -- CMD as a parent: what CMD inherits, -u USER, tr2-bpf ending first
 test-cmd: all ; tests/e2e/cmd.sh
 

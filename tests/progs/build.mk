@@ -127,3 +127,12 @@ ALL += $(TEST_PROGS_DIR)/tr2_inherit
 $(TEST_PROGS_DIR)/tr2_inherit: tests/progs/tr2_inherit.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+# tr2_sched: four regions of known shape for tests/e2e/sched.sh (where a
+# region's time went: on CPU, runnable, blocked, asleep).
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_sched
+ALL += $(TEST_PROGS_DIR)/tr2_sched
+
+$(TEST_PROGS_DIR)/tr2_sched: tests/progs/tr2_sched.c $(BUILD)/libtr2.a usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a

@@ -1,0 +1,244 @@
+/* tr2_sched: four regions of known shape, for the split of region time by
+ * scheduler state (tests/e2e/sched.sh):
+ *   sched:spin   spins until its thread has had 200 ms on a CPU
+ *   sched:sleep  one nanosleep of 200 ms (asleep)
+ *   sched:io     O_DIRECT reads and writes with fdatasync of a file in DIR
+ *                for 200 ms (blocked, D); left out, with a line that says
+ *                why, where DIR's filesystem has no block device
+ *   sched:share  in two threads on one CPU, each spinning until it has had
+ *                100 ms on it (each runnable about half the time)
+ * For each region it ran, one line on standard output, as the kernel's own
+ * accounting of the thread saw it (/proc/thread-self/schedstat: time on a
+ * CPU and waiting on a run queue; CLOCK_MONOTONIC for the wall time), ns:
+ *   region LABEL wall W cpu C runq R
+ * and for the io region, "io: skipped: REASON" instead when it cannot run.
+ *
+ *   tr2_sched [--wait-stdin] DIR
+ * --wait-stdin: first enters sched:attach, says "waiting" and reads a line
+ * from standard input, then leaves it (a region entered before tr2-bpf -p
+ * attaches, asleep meanwhile), and prints its line as the others. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "trace2.h"
+
+#define MS 1000000ull
+
+/* What the kernel says of the calling thread, and when. */
+struct mark {
+	uint64_t wall, cpu, runq;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "tr2_sched: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static struct mark mark_now(void)
+{
+	struct mark m = { .wall = mono_ns() };
+	unsigned long long cpu, runq;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (!f || fscanf(f, "%llu %llu", &cpu, &runq) != 2)
+		die("/proc/thread-self/schedstat");
+	fclose(f);
+	m.cpu = cpu;
+	m.runq = runq;
+	return m;
+}
+
+/* The line of region label, which ran from m to now. */
+static void report(const char *label, struct mark m)
+{
+	struct mark now = mark_now();
+
+	printf("region %s wall %llu cpu %llu runq %llu\n", label, (unsigned long long)(now.wall - m.wall),
+	       (unsigned long long)(now.cpu - m.cpu), (unsigned long long)(now.runq - m.runq));
+	fflush(stdout);
+}
+
+/* Spins until the calling thread has had ns more on a CPU. */
+static void spin_cpu(uint64_t ns)
+{
+	struct timespec ts;
+	uint64_t start, t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	start = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	do {
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	} while (t - start < ns);
+}
+
+static void region_spin(void)
+{
+	struct mark m = mark_now();
+
+	trace2_region_enter("sched", "spin", 0);
+	spin_cpu(200 * MS);
+	trace2_region_leave("sched", "spin", 0);
+	report("spin", m);
+}
+
+static void region_sleep(void)
+{
+	struct timespec ts = { 0, 200 * MS };
+	struct mark m = mark_now();
+
+	trace2_region_enter("sched", "sleep", 0);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	trace2_region_leave("sched", "sleep", 0);
+	report("sleep", m);
+}
+
+/* Whether dir's filesystem sits on a block device; else why not in why. */
+static int on_block_device(const char *dir, char *why, size_t n)
+{
+	struct stat st;
+	char path[64];
+
+	if (stat(dir, &st)) {
+		snprintf(why, n, "%s: %s", dir, strerror(errno));
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+	if (major(st.st_dev) == 0 || access(path, F_OK)) {
+		snprintf(why, n, "%s is on no block device (dev %u:%u)", dir, major(st.st_dev), minor(st.st_dev));
+		return 0;
+	}
+	return 1;
+}
+
+#define IO_BLOCK 4096
+#define IO_FILE (4 << 20)
+
+static void region_io(const char *dir)
+{
+	char path[4096], why[512];
+	struct mark m;
+	void *buf;
+	int fd;
+
+	if (!on_block_device(dir, why, sizeof(why))) {
+		printf("io: skipped: %s\n", why);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/tr2_sched.%d", dir, (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_DIRECT, 0600);
+	if (fd < 0) {
+		printf("io: skipped: %s: O_DIRECT: %s\n", dir, strerror(errno));
+		return;
+	}
+	unlink(path);
+	if (posix_memalign(&buf, IO_BLOCK, IO_BLOCK))
+		die("posix_memalign");
+	memset(buf, 'x', IO_BLOCK);
+	for (off_t off = 0; off < IO_FILE; off += IO_BLOCK)
+		if (pwrite(fd, buf, IO_BLOCK, off) != IO_BLOCK)
+			die("pwrite");
+	if (fsync(fd))
+		die("fsync");
+	m = mark_now();
+	trace2_region_enter("sched", "io", 0);
+	for (unsigned i = 0; mono_ns() - m.wall < 200 * MS; i++) {
+		off_t off = (off_t)(i * 7919u % (IO_FILE / IO_BLOCK)) * IO_BLOCK;
+
+		if (pread(fd, buf, IO_BLOCK, off) != IO_BLOCK || pwrite(fd, buf, IO_BLOCK, off) != IO_BLOCK)
+			die("O_DIRECT I/O");
+		if (fdatasync(fd))
+			die("fdatasync");
+	}
+	trace2_region_leave("sched", "io", 0);
+	report("io", m);
+	close(fd);
+	free(buf);
+}
+
+static void *share_thread(void *arg)
+{
+	struct mark m;
+
+	trace2_thread_start("share");
+	m = mark_now();
+	trace2_region_enter("sched", "share", 0);
+	spin_cpu(100 * MS);
+	trace2_region_leave("sched", "share", 0);
+	report("share", m);
+	trace2_thread_exit();
+	return arg;
+}
+
+static void region_share(void)
+{
+	pthread_attr_t attr;
+	pthread_t th[2];
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	pthread_attr_init(&attr);
+	if (pthread_attr_setaffinity_np(&attr, sizeof(one), &one))
+		die("pthread_attr_setaffinity_np");
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&th[i], &attr, share_thread, NULL))
+			die("pthread_create");
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	pthread_attr_destroy(&attr);
+}
+
+/* A region open while the program waits for a line (tr2-bpf -p attaches). */
+static void region_attach(void)
+{
+	struct mark m = mark_now();
+	char line[64];
+
+	trace2_region_enter("sched", "attach", 0);
+	printf("waiting\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		die("stdin");
+	trace2_region_leave("sched", "attach", 0);
+	report("attach", m);
+}
+
+int main(int argc, const char **argv)
+{
+	int wait_stdin = argc == 3 && !strcmp(argv[1], "--wait-stdin");
+
+	if (argc != 2 + wait_stdin) {
+		fprintf(stderr, "usage: tr2_sched [--wait-stdin] DIR\n");
+		return 2;
+	}
+	trace2_initialize();
+	trace2_cmd_start(argv);
+	if (wait_stdin)
+		region_attach();
+	region_spin();
+	region_sleep();
+	region_io(argv[argc - 1]);
+	region_share();
+	return trace2_cmd_exit(0);
+}
