@@ -15,7 +15,8 @@
 # slow tracer. Sections 7 and 8 (bench/shapes.sh, bench/host.sh) time whole
 # programs the same way: traced and untraced interleaved, medians. Section
 # 9 is bench/inproc.sh's, section 10 bench/git.sh's (git built with tr2's
-# probes against stock git, and under tr2-bpf -a). BENCH_NOTE, when set, is
+# probes against stock git, and under tr2-bpf -a), section 11
+# bench/sched.sh's (the split of region time, on and off). BENCH_NOTE, when set, is
 # a line for the header (e.g. that the machine was shared).
 set -euo pipefail
 
@@ -598,6 +599,8 @@ say "10 git (bench/git.sh)"
 # section 2's getppid() and tr2-bpf's cost per event, the yardsticks of its traced rows
 TR2_SYSCALL_NS=$(med syscall) TR2_EVENT_NS=$(med perf) "$HERE/git.sh" "$BUILD" >"$TMP/s10.md" ||
 	echo "bench/git.sh failed: no figures." >"$TMP/s10.md"
+say "11 the split of region time (bench/sched.sh)"
+"$HERE/sched.sh" "$BUILD" >"$TMP/s11.md" || echo "bench/sched.sh failed: no figures." >"$TMP/s11.md"
 
 
 # ---------------------------------------------------------------------------
@@ -933,6 +936,13 @@ run by \`make bench\` when the tree has it):
 
 $(cat "$TMP/s9.md")
 $(cat "$TMP/s10.md")
+
+## 11. The split of region time by scheduler state (issue 35)
+
+What \`--summary\` and \`--chrome\` cost with the split of each region's time into on CPU,
+runnable, blocked and asleep, against the same run with \`--no-split\` (\`bench/sched.sh\`):
+
+$(cat "$TMP/s11.md")
 
 ## Goals
 

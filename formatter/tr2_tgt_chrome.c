@@ -52,6 +52,14 @@
  * whole trace) coloured "terrible" (red).  counter is a point of the
  * process's counter track ("ph":"C", "<category>/<name>", args {"count":
  * N}); th_counter, a thread's share, an instant of that name on the thread.
+ * Where tr2-bpf splits region time by scheduler state (tr2_event.h,
+ * has_split), a region's "E" (or its "X" when entered before the trace)
+ * adds "on_cpu_us", "runnable_us", "blocked_us" and "asleep_us" to its
+ * args (and "split_since_trace":true when the split counts from the
+ * thread's counting on); each thread's thread_state events are "X" slices
+ * named Running, Runnable, Uninterruptible Sleep and Sleeping on a track of
+ * its own ("<thread> states", its tid above 2^22), which thread_sort_index
+ * metadata puts right under the thread.
  * Strings are escaped as in EVENT (tr2_json_add_string).  There is no BRIEF
  * variant: --brief leaves this format (and folded) as it is.
  */

@@ -209,6 +209,29 @@ static void region_share(void)
 	pthread_attr_destroy(&attr);
 }
 
+static void *warm_thread(void *arg)
+{
+	spin_cpu(5 * MS);
+	return arg;
+}
+
+/* Runs each region's code once, briefly and untraced, before the regions:
+ * the first run of a code path faults its pages in, and under tr2-bpf -p
+ * may stop the process while tr2-bpf looks at an object (a stop counts as
+ * asleep), which the regions must not measure. */
+static void warm_up(void)
+{
+	struct timespec ts = { 0, MS };
+	pthread_t th;
+
+	spin_cpu(5 * MS);
+	nanosleep(&ts, NULL);
+	if (pthread_create(&th, NULL, warm_thread, NULL))
+		die("pthread_create");
+	pthread_join(th, NULL);
+	mark_now();
+}
+
 /* A region open while the program waits for a line (tr2-bpf -p attaches). */
 static void region_attach(void)
 {
@@ -236,6 +259,7 @@ int main(int argc, const char **argv)
 	trace2_cmd_start(argv);
 	if (wait_stdin)
 		region_attach();
+	warm_up();
 	region_spin();
 	region_sleep();
 	region_io(argv[argc - 1]);

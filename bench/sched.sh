@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# bench/sched.sh BUILD: section 11 of BENCHMARKS.md, what the split of
+# region time by scheduler state costs (markdown on stdout, progress on
+# stderr): each row runs the same configuration with the split (--summary;
+# --chrome, which adds a record per switch-in of a traced thread) and
+# without it (--no-split), interleaved round by round, medians:
+#  - the ping-pong of tests/progs/tr2_shapes (two threads of a traced
+#    process handing a byte back and forth through pipes on one CPU: two
+#    switches and two wakeups a round trip, no event), its own elapsed time;
+#  - a bystander that switches context all the time (perf bench sched
+#    pipe, CPU time a round trip) beside tr2-bpf -a --comm=tr2bench;
+#  - a bystander of the same program (tr2bench region, CPU time a pair)
+#    beside tr2-bpf -- CMD tracing a sibling;
+#  - an attached event (tr2bench region under -- CMD, CPU time an event).
+# Goal rows go to $TR2_GOALS when set.  Run by bench/run.sh; needs root.
+set -u
+export LC_ALL=C
+BUILD=${1:-build}
+BPF=$BUILD/tr2-bpf
+SHAPES=$BUILD/tests/progs/tr2_shapes
+B=$BUILD/bench/tr2bench
+ROUNDS=${SCHED_ROUNDS:-5}
+PINGPONG_N=${PINGPONG_N:-100000}
+PIPE_N=${PIPE_N:-50000}
+PAIRS=${SCHED_PAIRS:-300000}
+GOALS=${TR2_GOALS:-/dev/null}
+TMP=$(mktemp -d /tmp/tr2-sched-bench.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+SAY=sched START=$(date +%s)
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+if [ "$(nproc)" -ge 2 ]; then PCPU=1 TCPU=0; else PCPU=0 TCPU=0; fi
+field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
+
+# The configurations compared: the split's options, and their names.
+CONFIGS=(split nosplit chrome chrome_nosplit)
+declare -A OPTS=([split]="--summary" [nosplit]="--summary --no-split"
+	[chrome]="--chrome=/dev/null" [chrome_nosplit]="--chrome=/dev/null --no-split")
+declare -A pp pipe by ev
+
+# pingpong OPTS...: tr2_shapes pingpong's elapsed ns a round trip under -- CMD.
+pingpong() {
+	timeout 600 "$BPF" "$@" -- "$SHAPES" pingpong "$PINGPONG_N" 2>/dev/null |
+		awk -v n="$PINGPONG_N" '$1 == "elapsed_ns" { printf "%.0f\n", $2 / n }'
+}
+# pipe_rt: perf bench sched pipe's CPU time a round trip (both processes).
+pipe_rt() {
+	taskset -c $PCPU perf stat -x, -e task-clock perf bench sched pipe -l "$PIPE_N" 2>&1 >/dev/null |
+		awk -F, -v n="$PIPE_N" '$3 == "task-clock" { printf "%.0f\n", $1 * 1e6 / n }'
+}
+# start_bg FILE TEXT CMD...: CMD in the background (pid in BG), ready once
+# FILE (its stderr) holds TEXT.
+start_bg() {
+	local file=$1 text=$2; shift 2
+	rm -f "$file"
+	"$@" 2>"$file" >/dev/null &
+	BG=$!
+	[ -z "$text" ] || wait_for "$text" "$file" 30 || say "  not ready: $*"
+}
+stop_bg() { kill -TERM "$BG" 2>/dev/null; wait "$BG" 2>/dev/null; }
+
+say "$ROUNDS rounds: ping-pong $PINGPONG_N, pipe $PIPE_N, bystander and events $PAIRS pairs"
+for ((r = 1; r <= ROUNDS; r++)); do
+	for c in "${CONFIGS[@]}"; do
+		# shellcheck disable=SC2086
+		pp[$c]+=" $(pingpong ${OPTS[$c]})"
+		# shellcheck disable=SC2086
+		start_bg "$TMP/a.err" "tracing every process" taskset -c $TCPU "$BPF" -a --comm=tr2bench ${OPTS[$c]}
+		pipe[$c]+=" $(pipe_rt)"
+		stop_bg
+		# shellcheck disable=SC2086
+		start_bg "$TMP/sib.err" "" taskset -c $TCPU "$BPF" ${OPTS[$c]} -- "$B" idle 300s
+		sleep 0.5
+		by[$c]+=" $(field ns "$(taskset -c $PCPU "$B" region "$PAIRS")")"
+		stop_bg
+		# shellcheck disable=SC2086
+		line=$(timeout 600 taskset -c $TCPU "$BPF" ${OPTS[$c]} -- taskset -c $PCPU "$B" region "$PAIRS" 2>/dev/null |
+			grep '^region ')
+		ev[$c]+=" $(calc %.1f "$(field ns "$line") / $(field events "$line")")"
+	done
+	say "  round $r: ping-pong ${pp[split]##* }/${pp[nosplit]##* } ns, pipe ${pipe[split]##* }/${pipe[nosplit]##* } ns"
+done
+
+# shellcheck disable=SC2086
+m() { local -n a=$1; median ${a[$2]}; }
+ratio() { calc %.3f "$(m "$1" "$2") / $(m "$1" "$3")"; }
+row() {   # row WHAT ARRAY UNIT: split against no split, chrome against no split
+	echo "| $1 | $(m "$2" split) | $(m "$2" nosplit) | $(ratio "$2" split nosplit)x | $(m "$2" chrome) | $(m "$2" chrome_nosplit) | $(ratio "$2" chrome chrome_nosplit)x |"
+}
+
+cat <<EOF
+Each row runs one configuration of tr2-bpf with the split (\`--summary\`, and \`--chrome=/dev/null\`,
+which adds a record per switch-in of a traced thread for its state track) and the same with
+\`--no-split\`, interleaved round by round on this 2-CPU VM (shared with other jobs: the figures
+move by several % from round to round), $ROUNDS rounds, medians; tracer on CPU $TCPU, the programs on CPU $PCPU.
+
+| what | \`--summary\` | \`--summary --no-split\` | ratio | \`--chrome\` | \`--chrome --no-split\` | ratio |
+| --- | --- | --- | --- | --- | --- | --- |
+$(row "ping-pong: \`tr2_shapes pingpong $PINGPONG_N\` under \`-- CMD\`, ns a round trip (two switches, two wakeups of traced threads)" pp)
+$(row "a bystander that switches all the time (\`perf bench sched pipe\`, CPU ns a round trip) beside \`-a --comm=tr2bench\`" pipe)
+$(row "a bystander of the same program (\`tr2bench region\`, CPU ns a pair) beside \`-- CMD\` tracing a sibling" by)
+$(row "an attached event (\`tr2bench region\` under \`-- CMD\`, CPU ns an event)" ev)
+EOF
+
+goal() {   # goal WHAT ARRAY
+	local r; r=$(ratio "$2" split nosplit)
+	echo "| $1 with the split within 5 % of the same run without it (issue 35) | ${r}x | $(met "$r <= 1.05") | $(why "$r <= 1.05" "the split's programs at every switch and wakeup") |" >>"$GOALS"
+}
+goal "the ping-pong row" pp
+goal "the switching bystander beside \`-a\`" pipe
+goal "the same program's bystander beside \`-- CMD\`" by
+goal "an attached event" ev
