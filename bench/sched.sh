@@ -71,7 +71,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		# shellcheck disable=SC2086
 		start_bg "$TMP/sib.err" "" taskset -c $TCPU "$BPF" ${OPTS[$c]} -- "$B" idle 300s
 		sleep 0.5
-		by[$c]+=" $(field ns "$(taskset -c $PCPU "$B" region "$PAIRS")")"
+		by[$c]+=" $(calc %.1f "$(field ns "$(taskset -c $PCPU "$B" region "$PAIRS")") / $PAIRS")"
 		stop_bg
 		# shellcheck disable=SC2086
 		line=$(timeout 600 taskset -c $TCPU "$BPF" ${OPTS[$c]} -- taskset -c $PCPU "$B" region "$PAIRS" 2>/dev/null |
@@ -79,6 +79,29 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		ev[$c]+=" $(calc %.1f "$(field ns "$line") / $(field events "$line")")"
 	done
 	say "  round $r: ping-pong ${pp[split]##* }/${pp[nosplit]##* } ns, pipe ${pipe[split]##* }/${pipe[nosplit]##* } ns"
+done
+
+# What the programs themselves cost, from bpf_stats (kernel.bpf_stats_enabled:
+# run_time_ns and run_cnt of each program): tr2-bpf -a --comm=tr2_shapes
+# around one ping-pong run (both of its threads are traced there), per
+# configuration, ROUNDS times: ns a run of on_switch and on_wakeup, runs a
+# round trip.  Robust where the wall and CPU times above move with the
+# load of the machine.
+declare -A sw wk swn wkn
+for ((r = 1; r <= ROUNDS; r++)); do
+	for c in "${CONFIGS[@]}"; do
+		sysctl -qw kernel.bpf_stats_enabled=1
+		# shellcheck disable=SC2086
+		start_bg "$TMP/s.err" "tracing every process" "$BPF" -a --comm=tr2_shapes ${OPTS[$c]}
+		"$SHAPES" pingpong "$PINGPONG_N" >/dev/null
+		prog_stats "$BG" >"$TMP/stats"
+		stop_bg
+		sysctl -qw kernel.bpf_stats_enabled=0
+		sw[$c]+=" $(awk '$1 == "on_switch" && $2 { printf "%.0f", $3 / $2 }' "$TMP/stats")"
+		wk[$c]+=" $(awk '$1 == "on_wakeup" && $2 { printf "%.0f", $3 / $2 } $1 == "on_wakeup" { f = 1 } END { if (!f) print 0 }' "$TMP/stats")"
+		swn[$c]+=" $(awk -v n="$PINGPONG_N" '$1 == "on_switch" { printf "%.2f", $2 / n }' "$TMP/stats")"
+		wkn[$c]+=" $(awk -v n="$PINGPONG_N" '$1 == "on_wakeup" { printf "%.2f", $2 / n } $1 == "on_wakeup" { f = 1 } END { if (!f) print 0 }' "$TMP/stats")"
+	done
 done
 
 # shellcheck disable=SC2086
@@ -100,6 +123,18 @@ $(row "ping-pong: \`tr2_shapes pingpong $PINGPONG_N\` under \`-- CMD\`, ns a rou
 $(row "a bystander that switches all the time (\`perf bench sched pipe\`, CPU ns a round trip) beside \`-a --comm=tr2bench\`" pipe)
 $(row "a bystander of the same program (\`tr2bench region\`, CPU ns a pair) beside \`-- CMD\` tracing a sibling" by)
 $(row "an attached event (\`tr2bench region\` under \`-- CMD\`, CPU ns an event)" ev)
+
+What tr2-bpf's programs at the scheduler cost, from bpf_stats (the kernel's run time of each
+program, which counts its own two clock reads too), around a ping-pong under \`-a\`; per round
+trip of the ping-pong, the sum of both, and that as a share of its round trip (\`--no-split\`'s
+ping-pong above):
+
+| configuration | \`on_switch\` ns a run | runs a round trip | \`on_wakeup\` ns a run | runs a round trip | ns a round trip | share |
+| --- | --- | --- | --- | --- | --- | --- |
+$(for c in "${CONFIGS[@]}"; do
+	t=$(calc %.0f "$(m sw "$c") * $(m swn "$c") + $(m wk "$c") * $(m wkn "$c")")
+	echo "| \`${OPTS[$c]}\` | $(m sw "$c") | $(m swn "$c") | $(m wk "$c") | $(m wkn "$c") | $t | $(calc %.1f "100 * $t / $(m pp nosplit)") % |"
+done)
 EOF
 
 goal() {   # goal WHAT ARRAY

@@ -116,23 +116,20 @@ static __always_inline void send_period(__u32 pid, __u32 tid, __u64 run_ns, __u6
 	bpf_ringbuf_submit(r, wake_flags(0));
 }
 
-/* The thread leaves the CPU in state `to` (its state before: on it, or
- * unknown since the attach: then it ran). */
-static __always_inline void sched_out(struct tr2_sched_acct *a, __u8 to)
+/* The thread leaves the CPU in state `to` at now (its state before: on
+ * it, or unknown since the attach: then it ran). */
+static __always_inline void sched_out(struct tr2_sched_acct *a, __u8 to, __u64 now)
 {
-	__u64 now = bpf_ktime_get_ns();
-
 	sched_account(a, now, TR2_SCHED_CPU);
 	a->state = a->off_state = to;
 	a->off_ns = a->woken_ns = now;
 }
 
-/* The thread (task) comes on the CPU (from a state that is not on it:
- * unknown since the attach, it waited runnable).  With --chrome, its
+/* The thread (task) comes on the CPU at now (from a state that is not on
+ * it: unknown since the attach, it waited runnable).  With --chrome, its
  * stretch off the CPU goes as a record, once its thread state exists. */
-static __always_inline void sched_in(struct tr2_sched_acct *a, struct task_struct *task, int has_state)
+static __always_inline void sched_in(struct tr2_sched_acct *a, struct task_struct *task, int has_state, __u64 now)
 {
-	__u64 now = bpf_ktime_get_ns();
 	__u8 was = a->state == TR2_SCHED_R_UNKNOWN ? TR2_SCHED_RUNNABLE : a->state;
 
 	sched_account(a, now, was);
@@ -148,20 +145,24 @@ static __always_inline void sched_switch(unsigned long long *ctx, bool preempt, 
 					 struct thread_state *prev_ts, struct task_struct *next)
 {
 	struct thread_state *ts;
-	struct tr2_sched_acct *a;
+	struct tr2_sched_acct *a, *b;
 	unsigned int now_state;
+	__u64 now;
 
 	if (!sched_split)
 		return;
 	a = acct_of(prev_ts, prev, prev->pid);
+	ts = thread_state(next, next->pid);
+	b = acct_of(ts, next, next->pid);
+	if (!a && !b)
+		return;
+	now = bpf_ktime_get_ns();   /* one clock read for both */
 	if (a) {
 		now_state = task_state_word(prev);
-		sched_out(a, left_in(preempt, switch_prev_state ? (unsigned int)ctx[3] : now_state, now_state));
+		sched_out(a, left_in(preempt, switch_prev_state ? (unsigned int)ctx[3] : now_state, now_state), now);
 	}
-	ts = thread_state(next, next->pid);
-	a = acct_of(ts, next, next->pid);
-	if (a)
-		sched_in(a, next, ts != 0);
+	if (b)
+		sched_in(b, next, ts != 0, now);
 }
 
 /* sched_wakeup: a counted thread that slept (D or S) becomes runnable.  One
