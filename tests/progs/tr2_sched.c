@@ -8,8 +8,9 @@
  *   sched:share  in two threads on one CPU, each spinning until it has had
  *                100 ms on it (each runnable about half the time)
  * For each region it ran, one line on standard output, as the kernel's own
- * accounting of the thread saw it (/proc/thread-self/schedstat: time on a
- * CPU and waiting on a run queue; CLOCK_MONOTONIC for the wall time), ns:
+ * accounting of the thread saw it from just after the enter to just
+ * before the leave (/proc/thread-self/schedstat: time on a CPU and waiting
+ * on a run queue; CLOCK_MONOTONIC for the wall time), ns:
  *   region LABEL wall W cpu C runq R
  * and for the io region, "io: skipped: REASON" instead when it cannot run.
  *
@@ -67,11 +68,24 @@ static struct mark mark_now(void)
 	return m;
 }
 
-/* The line of region label, which ran from m to now. */
-static void report(const char *label, struct mark m)
+/* Enters region label, and returns the thread's mark just after.  A call
+ * first, which sends the thread's batch when one is due (its uprobe costs
+ * tens of ms in an emulated guest): none is due at the enter then, and
+ * the region holds no more than the program measures. */
+static struct mark enter(const char *label)
+{
+	trace2_data_intmax("sched", 0, label, 0);
+	trace2_region_enter("sched", label, 0);
+	return mark_now();
+}
+
+/* Leaves region label, entered at m, and writes its line: from m to just
+ * before the leave. */
+static void leave(const char *label, struct mark m)
 {
 	struct mark now = mark_now();
 
+	trace2_region_leave("sched", label, 0);
 	printf("region %s wall %llu cpu %llu runq %llu\n", label, (unsigned long long)(now.wall - m.wall),
 	       (unsigned long long)(now.cpu - m.cpu), (unsigned long long)(now.runq - m.runq));
 	fflush(stdout);
@@ -93,24 +107,20 @@ static void spin_cpu(uint64_t ns)
 
 static void region_spin(void)
 {
-	struct mark m = mark_now();
+	struct mark m = enter("spin");
 
-	trace2_region_enter("sched", "spin", 0);
 	spin_cpu(200 * MS);
-	trace2_region_leave("sched", "spin", 0);
-	report("spin", m);
+	leave("spin", m);
 }
 
 static void region_sleep(void)
 {
 	struct timespec ts = { 0, 200 * MS };
-	struct mark m = mark_now();
+	struct mark m = enter("sleep");
 
-	trace2_region_enter("sched", "sleep", 0);
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
-	trace2_region_leave("sched", "sleep", 0);
-	report("sleep", m);
+	leave("sleep", m);
 }
 
 /* Whether dir's filesystem sits on a block device; else why not in why. */
@@ -160,8 +170,7 @@ static void region_io(const char *dir)
 			die("pwrite");
 	if (fsync(fd))
 		die("fsync");
-	m = mark_now();
-	trace2_region_enter("sched", "io", 0);
+	m = enter("io");
 	for (unsigned i = 0; mono_ns() - m.wall < 200 * MS; i++) {
 		off_t off = (off_t)(i * 7919u % (IO_FILE / IO_BLOCK)) * IO_BLOCK;
 
@@ -170,8 +179,7 @@ static void region_io(const char *dir)
 		if (fdatasync(fd))
 			die("fdatasync");
 	}
-	trace2_region_leave("sched", "io", 0);
-	report("io", m);
+	leave("io", m);
 	close(fd);
 	free(buf);
 }
@@ -181,11 +189,9 @@ static void *share_thread(void *arg)
 	struct mark m;
 
 	trace2_thread_start("share");
-	m = mark_now();
-	trace2_region_enter("sched", "share", 0);
+	m = enter("share");
 	spin_cpu(100 * MS);
-	trace2_region_leave("sched", "share", 0);
-	report("share", m);
+	leave("share", m);
 	trace2_thread_exit();
 	return arg;
 }
@@ -235,16 +241,14 @@ static void warm_up(void)
 /* A region open while the program waits for a line (tr2-bpf -p attaches). */
 static void region_attach(void)
 {
-	struct mark m = mark_now();
+	struct mark m = enter("attach");
 	char line[64];
 
-	trace2_region_enter("sched", "attach", 0);
 	printf("waiting\n");
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		die("stdin");
-	trace2_region_leave("sched", "attach", 0);
-	report("attach", m);
+	leave("attach", m);
 }
 
 int main(int argc, const char **argv)
