@@ -59,7 +59,8 @@
  * thread's counting on); each thread's thread_state events are "X" slices
  * named Running, Runnable, Uninterruptible Sleep and Sleeping on a track of
  * its own ("<thread> states", its tid above 2^22), which thread_sort_index
- * metadata puts right under the thread.
+ * metadata puts right under the thread; their ts and dur are whole µs
+ * (".000").
  * Strings are escaped as in EVENT (tr2_json_add_string).  There is no BRIEF
  * variant: --brief leaves this format (and folded) as it is.
  */
@@ -550,6 +551,7 @@ static void fn_thread_state(struct tr2_buf *b, const struct tr2_ev *ev, const st
 	struct chrome *st = opts->state;
 	const struct tr2_view_proc *seen = tr2_view_find(st->view, ev->sid);
 	struct tr2_buf *s = &st->scratch;
+	int64_t start_us, end_us;
 	struct ctx c;
 	int i;
 
@@ -579,9 +581,17 @@ static void fn_thread_state(struct tr2_buf *b, const struct tr2_ev *ev, const st
 		tr2_buf_addlit(b, "}");
 		ev_end(b);
 	}
-	ev_begin(b, &c, names[ev->state], 'X', c.ns, c.p->pid, c.t->states_tid);
+	/* whole µs, start and end each rounded down: the viewers read ts as
+	 * doubles, which hold a quarter µs at most here, so that a slice's
+	 * end and the next one's start, written with decimals, would not meet
+	 * (speedscope then finds them overlapping); shorter ones are left out */
+	start_us = c.ns / 1000;
+	end_us = tr2_view_add(c.ns, ev->dur_ns) / 1000;
+	if (end_us <= start_us)
+		return;
+	ev_begin(b, &c, names[ev->state], 'X', start_us * 1000, c.p->pid, c.t->states_tid);
 	KEY(b, "dur");
-	add_ts(b, ev->dur_ns);
+	add_ts(b, (end_us - start_us) * 1000);
 	tr2_buf_addlit(b, ",\"cat\":\"thread_state\",\"cname\":\"");
 	tr2_buf_adds(b, colours[ev->state]);
 	tr2_buf_putc(b, '"');

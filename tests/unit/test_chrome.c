@@ -260,8 +260,8 @@ static void test_chrome_split(void **state)
 ",{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":" TS "010.000,\"pid\":3823,\"tid\":4194305,\"args\":{\"name\":\"main states\"}}\n"
 ",{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":" TS "010.000,\"pid\":3823,\"tid\":3823,\"args\":{\"sort_index\":0}}\n"
 ",{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":" TS "010.000,\"pid\":3823,\"tid\":4194305,\"args\":{\"sort_index\":1}}\n"
-",{\"name\":\"Running\",\"ph\":\"X\",\"ts\":" TS "010.000,\"pid\":3823,\"tid\":4194305,\"dur\":2.500,\"cat\":\"thread_state\",\"cname\":\"thread_state_running\"}\n"
-",{\"name\":\"Uninterruptible Sleep\",\"ph\":\"X\",\"ts\":" TS "012.500,\"pid\":3823,\"tid\":4194305,\"dur\":27.500,\"cat\":\"thread_state\",\"cname\":\"thread_state_uninterruptible\"}\n"
+",{\"name\":\"Running\",\"ph\":\"X\",\"ts\":" TS "010.000,\"pid\":3823,\"tid\":4194305,\"dur\":2.000,\"cat\":\"thread_state\",\"cname\":\"thread_state_running\"}\n"
+",{\"name\":\"Uninterruptible Sleep\",\"ph\":\"X\",\"ts\":" TS "012.000,\"pid\":3823,\"tid\":4194305,\"dur\":28.000,\"cat\":\"thread_state\",\"cname\":\"thread_state_uninterruptible\"}\n"
 ",{\"name\":\"io:read\",\"ph\":\"E\",\"ts\":" TS "040.000,\"pid\":3823,\"tid\":3823,\"args\":{\"file\":\"t.c\",\"line\":30,\"on_cpu_us\":2.500,\"runnable_us\":0.000,\"blocked_us\":27.500,\"asleep_us\":0.000}}\n"
 "]\n");
 	free(out);
