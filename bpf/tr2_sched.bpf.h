@@ -145,24 +145,22 @@ static __always_inline void sched_switch(unsigned long long *ctx, bool preempt, 
 					 struct thread_state *prev_ts, struct task_struct *next)
 {
 	struct thread_state *ts;
-	struct tr2_sched_acct *a, *b;
+	struct tr2_sched_acct *a;
 	unsigned int now_state;
-	__u64 now;
+	__u64 now = 0;   /* one clock read for both, none for neither */
 
 	if (!sched_split)
 		return;
 	a = acct_of(prev_ts, prev, prev->pid);
-	ts = thread_state(next, next->pid);
-	b = acct_of(ts, next, next->pid);
-	if (!a && !b)
-		return;
-	now = bpf_ktime_get_ns();   /* one clock read for both */
 	if (a) {
+		now = bpf_ktime_get_ns();
 		now_state = task_state_word(prev);
 		sched_out(a, left_in(preempt, switch_prev_state ? (unsigned int)ctx[3] : now_state, now_state), now);
 	}
-	if (b)
-		sched_in(b, next, ts != 0, now);
+	ts = thread_state(next, next->pid);
+	a = acct_of(ts, next, next->pid);
+	if (a)
+		sched_in(a, next, ts != 0, now ? now : bpf_ktime_get_ns());
 }
 
 /* sched_wakeup: a counted thread that slept (D or S) becomes runnable.  One
