@@ -28,9 +28,10 @@ need_bpf sched "$BPF"
 expect_ok() { local n=$1 out; shift; if out=$("$@" 2>&1); then ok "$n${out:+: $out}"; else bad "$n" "$out"; fi; }
 
 # --- -- CMD: the summary, its table, chrome, and the formats ---------------
-$BPF --summary --summary-json="$T/a.json" --chrome="$T/a.chrome" --perf="$T/a.perf" --event="$T/a.event" \
+$BPF -v --summary --summary-json="$T/a.json" --chrome="$T/a.chrome" --perf="$T/a.perf" --event="$T/a.event" \
 	--normal="$T/a.normal" -- $PROG "$DIR" > "$T/a.out" 2> "$T/a.err"
 expect_eq "-- CMD: exit status, nothing lost" "0 0 lost" "$? $(tail -1 "$T/a.err" | sed 's/.*, //')"
+expect_eq "-- CMD: no record dropped (-v says why)" "" "$(grep 'dropped a record' "$T/a.err" | sort | uniq -c)"
 if skip=$(grep '^io: skipped: ' "$T/a.out"); then
 	echo "SKIP the I/O region (blocked, D): ${skip#io: skipped: }"
 	skipped=1

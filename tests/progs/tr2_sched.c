@@ -195,12 +195,15 @@ static void region_io(const char *dir)
 	free(buf);
 }
 
+static pthread_barrier_t both;   /* the share threads start spinning together */
+
 static void *share_thread(void *arg)
 {
 	struct mark m;
 
 	trace2_thread_start("share");
 	mark_now();   /* its schedstat opened */
+	pthread_barrier_wait(&both);
 	m = enter("share");
 	spin_cpu(100 * MS);
 	leave("share", m);
@@ -219,11 +222,13 @@ static void region_share(void)
 	pthread_attr_init(&attr);
 	if (pthread_attr_setaffinity_np(&attr, sizeof(one), &one))
 		die("pthread_attr_setaffinity_np");
+	pthread_barrier_init(&both, NULL, 2);
 	for (int i = 0; i < 2; i++)
 		if (pthread_create(&th[i], &attr, share_thread, NULL))
 			die("pthread_create");
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&both);
 	pthread_attr_destroy(&attr);
 }
 
