@@ -13,7 +13,9 @@ each thread saw it (its lines "region LABEL wall W cpu C runq R", ns).
       100 ms on the one CPU, less 20 %)
   sched_check.py chrome PROG_OUT CHROME_JSON
       the same figures in each region's E args ("<state>_us"), then in its
-      thread's state track: the time of each state within the region
+      thread's state track: the time of each state within the region,
+      within 10 % or 20 ms of the args' (a guest under emulation drew
+      2 % less than the region held)
   sched_check.py attach PROG_OUT SUMMARY_JSON MIN_S
       sched:attach, entered before tr2-bpf -p attached: its "split_before"
       is at least MIN_S seconds and at most the program's wall time, 90 %
@@ -48,11 +50,13 @@ def want(label, runs, total):
             "asleep": rest if label == "sleep" else 0}
 
 
-def compare(bad, where, got, exp, total):
+def compare(bad, where, got, exp, total=None):
+    """got's four figures within 10 % or 20 ms of exp's; with total, they
+    add up to it within 1 % or 0.1 ms."""
     for s in STATES:
         if abs(got[s] - exp[s]) > max(0.1 * exp[s], 20 * MS):
             bad.append("%s: %s %.1f ms, the program's %.1f ms" % (where, s, got[s] / MS, exp[s] / MS))
-    if abs(sum(got.values()) - total) > max(0.01 * total, 0.1 * MS):
+    if total is not None and abs(sum(got.values()) - total) > max(0.01 * total, 0.1 * MS):
         bad.append("%s: the four add up to %.3f ms, the region took %.3f ms" % (where, sum(got.values()) / MS,
                                                                                total / MS))
 
@@ -101,7 +105,7 @@ def chrome(prog_path, trace_path):
         on_track = dict.fromkeys(STATES, 0)
         for a, b, s in track.get((e["pid"], names[(e["pid"], e["tid"])]), []):
             on_track[s] += max(0, min(b, e["ts"]) - max(a, start)) * 1000
-        compare(bad, "chrome track sched:%s" % label, on_track, got, total)
+        compare(bad, "chrome track sched:%s" % label, on_track, got)
     for label in sorted(runs):
         if len(seen.get(label, [])) != len(runs[label]):
             bad.append("chrome sched:%s: %d slices, %d ran" % (label, len(seen.get(label, [])), len(runs[label])))
