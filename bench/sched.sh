@@ -6,7 +6,7 @@
 # without it (--no-split), interleaved round by round, medians:
 #  - the ping-pong of tests/progs/tr2_shapes (two threads of a traced
 #    process handing a byte back and forth through pipes on one CPU: two
-#    switches and two wakeups a round trip, no event), its own elapsed time;
+#    switches and two wakeups a round trip, no event), their CPU time;
 #  - a bystander that switches context all the time (perf bench sched
 #    pipe, CPU time a round trip) beside tr2-bpf -a --comm=tr2bench;
 #  - a bystander of the same program (tr2bench region, CPU time a pair)
@@ -23,6 +23,7 @@ ROUNDS=${SCHED_ROUNDS:-5}
 PINGPONG_N=${PINGPONG_N:-100000}
 PIPE_N=${PIPE_N:-50000}
 PAIRS=${SCHED_PAIRS:-300000}
+BY_PAIRS=${BYSTANDER_ITERS:-3e8}   # the bystander's pairs: untraced, 0.3 ns each
 GOALS=${TR2_GOALS:-/dev/null}
 TMP=$(mktemp -d /tmp/tr2-sched-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
@@ -38,10 +39,14 @@ declare -A OPTS=([split]="--summary" [nosplit]="--summary --no-split"
 	[chrome]="--chrome=/dev/null" [chrome_nosplit]="--chrome=/dev/null --no-split")
 declare -A pp pipe by ev
 
-# pingpong OPTS...: tr2_shapes pingpong's elapsed ns a round trip under -- CMD.
+# pingpong OPTS...: tr2_shapes pingpong's CPU ns a round trip (both of its
+# threads, the programs that tr2-bpf runs in them included: perf stat's
+# task-clock) under -- CMD; its wall time would count every other process
+# that shares the CPU on this machine.
 pingpong() {
-	timeout 600 "$BPF" "$@" -- "$SHAPES" pingpong "$PINGPONG_N" 2>/dev/null |
-		awk -v n="$PINGPONG_N" '$1 == "elapsed_ns" { printf "%.0f\n", $2 / n }'
+	timeout 600 "$BPF" "$@" -- perf stat -x, -e task-clock -o "$TMP/pp.stat" "$SHAPES" pingpong "$PINGPONG_N" \
+		>/dev/null 2>&1
+	awk -F, -v n="$PINGPONG_N" '$3 == "task-clock" { printf "%.0f\n", $1 * 1e6 / n }' "$TMP/pp.stat"
 }
 # pipe_rt: perf bench sched pipe's CPU time a round trip (both processes).
 pipe_rt() {
@@ -59,7 +64,7 @@ start_bg() {
 }
 stop_bg() { kill -TERM "$BG" 2>/dev/null; wait "$BG" 2>/dev/null; }
 
-say "$ROUNDS rounds: ping-pong $PINGPONG_N, pipe $PIPE_N, bystander and events $PAIRS pairs"
+say "$ROUNDS rounds: ping-pong $PINGPONG_N, pipe $PIPE_N, bystander $BY_PAIRS pairs, events $PAIRS pairs"
 for ((r = 1; r <= ROUNDS; r++)); do
 	for c in "${CONFIGS[@]}"; do
 		# shellcheck disable=SC2086
@@ -71,7 +76,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		# shellcheck disable=SC2086
 		start_bg "$TMP/sib.err" "" taskset -c $TCPU "$BPF" ${OPTS[$c]} -- "$B" idle 300s
 		sleep 0.5
-		by[$c]+=" $(calc %.1f "$(field ns "$(taskset -c $PCPU "$B" region "$PAIRS")") / $PAIRS")"
+		by[$c]+=" $(calc %.3f "$(field ns "$(taskset -c $PCPU "$B" region "$BY_PAIRS")") / $BY_PAIRS")"
 		stop_bg
 		# shellcheck disable=SC2086
 		line=$(timeout 600 taskset -c $TCPU "$BPF" ${OPTS[$c]} -- taskset -c $PCPU "$B" region "$PAIRS" 2>/dev/null |
@@ -119,7 +124,7 @@ move by several % from round to round), $ROUNDS rounds, medians; tracer on CPU $
 
 | what | \`--summary\` | \`--summary --no-split\` | ratio | \`--chrome\` | \`--chrome --no-split\` | ratio |
 | --- | --- | --- | --- | --- | --- | --- |
-$(row "ping-pong: \`tr2_shapes pingpong $PINGPONG_N\` under \`-- CMD\`, ns a round trip (two switches, two wakeups of traced threads)" pp)
+$(row "ping-pong: \`tr2_shapes pingpong $PINGPONG_N\` under \`-- CMD\`, CPU ns a round trip (two switches, two wakeups of traced threads)" pp)
 $(row "a bystander that switches all the time (\`perf bench sched pipe\`, CPU ns a round trip) beside \`-a --comm=tr2bench\`" pipe)
 $(row "a bystander of the same program (\`tr2bench region\`, CPU ns a pair) beside \`-- CMD\` tracing a sibling" by)
 $(row "an attached event (\`tr2bench region\` under \`-- CMD\`, CPU ns an event)" ev)
