@@ -12,6 +12,7 @@ secs() { calc %.3f "$1 / 1e9"; }    # nanoseconds as seconds
 met() { awk "BEGIN { exit !($1) }" && echo "met" || echo "**not met**"; }
 why() { awk "BEGIN { exit !($1) }" || echo "$2"; }   # why CONDITION REASON: REASON unless met
 word() { echo "$2" | awk -v n="$1" '{ print $n }'; }   # word N "LINE"
+field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }    # field NAME "tr2bench output line"
 
 # wait_for TEXT FILE [SECONDS]: until FILE holds TEXT (10 s at most, or
 # SECONDS).

@@ -37,7 +37,6 @@ SAY=record START=$(date +%s)
 . "$(dirname "$0")/lib.sh"
 if [ "$(nproc)" -ge 2 ]; then PCPU=1 TCPU=0; else PCPU=0 TCPU=0; fi
 
-field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
 # "N M" of tr2-bpf's summary line, and its CPU seconds (-v), from a stderr file
 counts() { sed -n 's/^tr2-bpf: \([0-9]*\) events, \([0-9]*\) lost$/\1 \2/p' "$1" | tail -1; }
 cpu() { sed -n 's/^tr2-bpf: its own CPU time: \([0-9.]*\) s user, \([0-9.]*\) s system$/\1 \2/p' "$1" |

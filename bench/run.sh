@@ -15,7 +15,8 @@
 # slow tracer. Sections 7 and 8 (bench/shapes.sh, bench/host.sh) time whole
 # programs the same way: traced and untraced interleaved, medians. Section
 # 9 is bench/inproc.sh's, section 10 bench/git.sh's (git built with tr2's
-# probes against stock git, and under tr2-bpf -a). BENCH_NOTE, when set, is
+# probes against stock git, and under tr2-bpf -a), section 11
+# bench/sched.sh's (the split of region time, on and off). BENCH_NOTE, when set, is
 # a line for the header (e.g. that the machine was shared).
 set -euo pipefail
 
@@ -88,7 +89,6 @@ trap 'say "bench/run.sh: line $LINENO failed: $BASH_COMMAND"' ERR
 
 if [ "$(nproc)" -ge 2 ]; then PCPU=1 TCPU=0; else PCPU=0 TCPU=0; fi
 
-field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }    # field NAME "tr2bench output line"
 # The time of a tr2bench run's loops, paced ones without their spinning
 # alone (its spin_ns; see tr2bench.c): loop_ns "tr2bench output line".
 loop_ns() { local ns spin; ns=$(field ns "$1") spin=$(field spin_ns "$1"); echo $(( ${ns:-0} - ${spin:-0} )); }
@@ -605,6 +605,8 @@ TR2_SYSCALL_NS=$(med syscall) TR2_EVENT_NS=$(med perf) "$HERE/git.sh" "$BUILD" >
 say "10 git, each release of the series (bench/git_releases.sh)"
 "$HERE/git_releases.sh" "$BUILD" ${GIT_VERSIONS:-2.39.5 2.55.0} >>"$TMP/s10.md" ||
 	echo "bench/git_releases.sh failed: no figures." >>"$TMP/s10.md"
+say "11 the split of region time (bench/sched.sh)"
+"$HERE/sched.sh" "$BUILD" >"$TMP/s11.md" || echo "bench/sched.sh failed: no figures." >"$TMP/s11.md"
 
 
 # ---------------------------------------------------------------------------
@@ -949,6 +951,13 @@ run by \`make bench\` when the tree has it):
 
 $(cat "$TMP/s9.md")
 $(cat "$TMP/s10.md")
+
+## 11. The split of region time by scheduler state (issue 35)
+
+What \`--summary\` and \`--chrome\` cost with the split of each region's time into on CPU,
+runnable, blocked and asleep, against the same run with \`--no-split\` (\`bench/sched.sh\`):
+
+$(cat "$TMP/s11.md")
 
 ## Goals
 

@@ -6,7 +6,8 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -
 $(BUILD)/vmlinux.h: | $(BUILD)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/tr2.bpf.o: bpf/tr2.bpf.c bpf/tr2_batch.bpf.h bpf/tr2_hold.bpf.h bpf/tr2_record.h $(BUILD)/vmlinux.h
+$(BUILD)/tr2.bpf.o: bpf/tr2.bpf.c bpf/tr2_batch.bpf.h bpf/tr2_sched.bpf.h bpf/tr2_hold.bpf.h bpf/tr2_record.h \
+		   $(BUILD)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/tr2.skel.h: $(BUILD)/tr2.bpf.o

@@ -193,6 +193,7 @@ struct {
 } code_fault SEC(".maps");
 
 #include "tr2_batch.bpf.h"
+#include "tr2_sched.bpf.h"
 #include "tr2_hold.bpf.h"
 
 /* --- the record path --- */
@@ -224,12 +225,21 @@ int probe_batch(struct pt_regs *ctx)
 }
 
 /* A thread is switched out (it blocks, or is preempted): what it wrote goes
- * now, so that nothing waits while it sleeps.  Runs on it (prev is current)
- * for every switch on the host: a bystander pays a task-storage look-up. */
+ * now, so that nothing waits while it sleeps; then where prev's and next's
+ * time goes (tr2_sched.bpf.h).  Runs on prev (current) for every switch on
+ * the host: a bystander pays a task-storage look-up, two with the split. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	drain_current();
+	sched_switch(ctx, preempt, prev, drain_current(), next);
+	return 0;
+}
+
+/* A thread becomes runnable (tr2_sched.bpf.h); loaded with the split only. */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p)
+{
+	sched_wakeup(p);
 	return 0;
 }
 
@@ -318,6 +328,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	}
 	if (!exit_memory && !(p->flags & PF_KTHREAD))
 		exit_memory = p->mm ? 1 : 2;
+	sched_exit(ts, p);
 	if (ts) {
 		drain_current();
 		if (ts->announced)

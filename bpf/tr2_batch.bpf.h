@@ -16,6 +16,7 @@ struct thread_state {
 	__u32 draining;   /* a drain of it runs (another one, nested in it, waits for none) */
 	__u8 announced;   /* TR2_REC_THREAD_INFO sent */
 	__u8 ignored;     /* the filters (--comm, --uid, --cgroup) leave its process out */
+	struct tr2_sched_acct acct;   /* where its time goes */
 };
 /* Task storage, or without it (task_storage 0) a hash map keyed by tid, as
  * code_fault in tr2.bpf.c. */
@@ -180,6 +181,8 @@ static __always_inline __u32 own_tid(struct task_struct *task)
 	return read_upid(p, BPF_CORE_READ(p, level), &up) ? 0 : up.nr;
 }
 
+static __always_inline void sched_start(struct tr2_sched_acct *a, __u32 tid);   /* tr2_sched.bpf.h */
+
 /* The state of the calling thread (task, tid of process pid), made at its
  * first batch; NULL when it is not traced. */
 static __always_inline struct thread_state *thread_of(struct task_struct *task, __u32 pid, __u32 tid)
@@ -199,6 +202,7 @@ static __always_inline struct thread_state *thread_of(struct task_struct *task, 
 		return 0;
 	ts->own_tid = own_tid(task);
 	ts->ignored = !wanted();
+	sched_start(&ts->acct, tid);
 	if (trace_all && !ts->ignored)
 		bpf_map_update_elem(&traced, &pid, &one, BPF_NOEXIST);
 	return ts->ignored ? 0 : ts;
@@ -458,6 +462,7 @@ static __always_inline void copy_batch(struct thread_state *ts, __u32 pid, __u32
 	r.num[0] = calls;
 	r.num[1] = lost;
 	r.num[2] = from;
+	r.sched = ts->acct.sched;
 	first = TR2_TBUF_DATA - off < bytes ? TR2_TBUF_DATA - off : bytes;
 	if (copy_out(&r, bytes, first, data, off)) {
 		count_lost(pid, calls + lost);
@@ -509,14 +514,15 @@ out:
 	ts->draining = 0;
 }
 
-/* The calling thread's calls, from a program that is not its batch. */
-static __always_inline void drain_current(void)
+/* The calling thread's calls, from a program that is not its batch;
+ * returns its state (NULL: none). */
+static __always_inline struct thread_state *drain_current(void)
 {
 	struct task_struct *task = current_task();
 	__u64 id = bpf_get_current_pid_tgid();
 	struct thread_state *ts = thread_state(task, (__u32)id);
 
-	if (!ts || !ts->buf)
-		return;
-	drain(ts, task, id >> 32, (__u32)id, 0, 0);
+	if (ts && ts->buf)
+		drain(ts, task, id >> 32, (__u32)id, 0, 0);
+	return ts;
 }

@@ -176,7 +176,48 @@ enum tr2_rec_kind {
 	TR2_REC_THREAD_GONE,
 	/* The last thread of a traced process exited: tr2-bpf frees its state. */
 	TR2_REC_PROC_GONE,
+	/* --chrome's thread states (bpf/tr2_sched.bpf.h): a traced thread's
+	 * stretch off the CPU, sent at its switch-in (ts_ns).  num[0]: its
+	 * switch-in before (on the CPU from then), num[1]: its switch-out,
+	 * num[2]: its wakeup (num[1] when it left the CPU runnable); `state`:
+	 * the enum tr2_sched_state it left the CPU in.  At its exit: ts_ns,
+	 * num[1] and num[2] the exit, state TR2_SCHED_CPU (on the CPU until
+	 * then). */
+	TR2_REC_SCHED,
 	TR2_REC__COUNT
+};
+
+/* What the scheduler does with a traced thread, as ps(1) says it (R, D, S):
+ * on a CPU; runnable, waiting for one (woken, or preempted); blocked in an
+ * uninterruptible sleep (D: disk I/O, a page fault from disk, a killable
+ * lock); asleep (S: interruptible, a lock, a pipe, poll, nanosleep, a
+ * child; also stopped, T).  formatter/tr2_event.h has the same order. */
+enum tr2_sched_state { TR2_SCHED_CPU, TR2_SCHED_RUNNABLE, TR2_SCHED_BLOCKED, TR2_SCHED_ASLEEP, TR2_SCHED__COUNT };
+
+/* A traced thread's time by state since the eBPF side began to count it
+ * (bpf/tr2_sched.bpf.h), as at its last switch-in: a batch's calls were
+ * all made after that switch-in and before the next switch-out, so that
+ * at a call's time t the thread's on-CPU time is ns[TR2_SCHED_CPU] + (t -
+ * in_ns) and the others are ns[] as they are. */
+struct tr2_sched {
+	__u64 origin_ns;   /* when counting began (CLOCK_MONOTONIC); 0: not counted */
+	__u64 in_ns;       /* the last switch-in (origin_ns before the first) */
+	__u64 ns[TR2_SCHED__COUNT];   /* from origin_ns to in_ns */
+};
+
+/* A thread's state when tr2-bpf -p attached, /proc's R: running or
+ * runnable, told apart at its next switch. */
+#define TR2_SCHED_R_UNKNOWN TR2_SCHED__COUNT
+
+/* How the eBPF side counts a thread's time (bpf/tr2_sched.bpf.h); tr2-bpf
+ * -p starts one for each thread of a process it attaches to. */
+struct tr2_sched_acct {
+	__u8 state;       /* enum tr2_sched_state now, or TR2_SCHED_R_UNKNOWN */
+	__u8 off_state;   /* the one it left the CPU in last */
+	__u8 pad[6];
+	__u64 since;      /* its last change of state (CLOCK_MONOTONIC) */
+	__u64 off_ns, woken_ns;  /* its last switch-out and wakeup */
+	struct tr2_sched sched;  /* counted since sched.origin_ns (0: not counted) */
 };
 
 #define TR2_SID_MAX   1024u     /* bytes of a program's own sid kept, NUL included */
@@ -190,12 +231,16 @@ enum tr2_rec_kind {
 struct tr2_rec {
 	__u16 size;      /* bytes, header and what follows */
 	__u8 kind;       /* enum tr2_rec_kind */
-	__u8 flags;      /* TR2_REC_THREAD_INFO: TR2_REC_FORKED; else 0 */
+	union {
+		__u8 flags;  /* TR2_REC_THREAD_INFO: TR2_REC_FORKED; else 0 */
+		__u8 state;  /* TR2_REC_SCHED: an enum tr2_sched_state; else 0 */
+	};
 	__u32 pid;       /* tgid of the traced process */
 	__u32 tid;       /* kernel thread id */
 	__s32 thread_id; /* TR2_REC_THREAD_INFO: the runtime's thread number */
 	__u64 ts_ns;     /* bpf_ktime_get_ns(): CLOCK_MONOTONIC, ns */
 	__s64 num[3];    /* numbers, per kind */
+	struct tr2_sched sched;   /* TR2_REC_BATCH: the thread's, where it is counted; else 0 */
 };
 
 #define TR2_ANCESTRY_MAX 64     /* ancestors named in a TR2_REC_THREAD_INFO */

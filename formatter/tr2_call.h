@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include "trace2.h"
+#include "tr2_event.h"
 
 struct tr2_call {
 	int probe;               /* TRACE2__P_* */
@@ -35,6 +36,9 @@ struct tr2_call {
 	uint32_t module;         /* the calling object's number (trace2.h, trace2__module) */
 	int literals;            /* bit 1, 2, 3: s[0], s[1], s[2] are string literals of
 				    the call site (trace2.h, TRACE2__LITERALS) */
+	/* The thread's time by scheduler state (tr2-bpf, where it counts it): */
+	uint64_t sched_origin_ns;              /* when counting began; 0: not counted */
+	uint64_t sched_ns[TR2_STATE__COUNT];   /* from then to ts_ns, per enum tr2_state */
 };
 
 #endif

@@ -34,7 +34,15 @@ static const char *const kind_names[TR2_EV__COUNT] = {
 	[TR2_EV_COUNTER] = "counter",
 	[TR2_EV_TH_COUNTER] = "th_counter",
 	[TR2_EV_TOO_MANY_FILES] = "too_many_files",
+	[TR2_EV_THREAD_STATE] = "thread_state",
 };
+
+const char *tr2_state_name(int state)
+{
+	static const char *const names[TR2_STATE__COUNT] = { "on_cpu", "runnable", "blocked", "asleep" };
+
+	return state >= 0 && state < TR2_STATE__COUNT ? names[state] : NULL;
+}
 
 const char *tr2_ev_kind_name(enum tr2_ev_kind kind)
 {

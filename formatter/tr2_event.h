@@ -51,8 +51,21 @@ enum tr2_ev_kind {
 	TR2_EV_TH_COUNTER,
 	TR2_EV_TOO_MANY_FILES,  /* EVENT only: written after the first line of a process whose
 				   directory target overflowed (git's trace2.maxFiles) */
+	TR2_EV_THREAD_STATE,    /* tr2-bpf's own, no Trace2 event: a stretch of a thread in one
+				   enum tr2_state (--chrome's state track); never in EVENT lines */
 	TR2_EV__COUNT
 };
+
+/* Where a thread's time goes, as the scheduler says (tr2-bpf; the order of
+ * bpf/tr2_record.h's enum tr2_sched_state): on a CPU; runnable, waiting
+ * for one; blocked in an uninterruptible sleep (ps's D: disk I/O, a page
+ * fault from disk); asleep (ps's S, and stopped: a lock, a pipe, poll,
+ * nanosleep, a child). */
+enum tr2_state { TR2_STATE_CPU, TR2_STATE_RUNNABLE, TR2_STATE_BLOCKED, TR2_STATE_ASLEEP, TR2_STATE__COUNT };
+
+/* The names tables and JSON give the four: "on_cpu", "runnable",
+ * "blocked", "asleep"; NULL when out of range. */
+const char *tr2_state_name(int state);
 
 /* The "event" string of a kind ("region_enter", ...); NULL when out of range. */
 const char *tr2_ev_kind_name(enum tr2_ev_kind kind);
@@ -155,6 +168,19 @@ struct tr2_ev {
 	int64_t t_total_us, t_min_us, t_max_us;
 	/* counter, th_counter */
 	int64_t count;
+
+	/* region_leave, where tr2-bpf counts the thread's time by state: the
+	 * region's time split by enum tr2_state, ns, adding up to split_wall_ns
+	 * (t_rel's ns; for a region entered before the counting began, the
+	 * time since it began, and split_since_trace is set) */
+	bool has_split;
+	bool split_since_trace;
+	int64_t split_wall_ns;
+	int64_t split_ns[TR2_STATE__COUNT];
+	/* thread_state: the thread was in `state` (enum tr2_state) from the
+	 * event's time on, for dur_ns */
+	int state;
+	int64_t dur_ns;
 };
 
 /* Adds a timer's n2 intervals (total2, min2, max2: ns) into the sums *n,

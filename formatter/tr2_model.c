@@ -137,6 +137,39 @@ static void set_t_rel(struct tr2_ev *ev, uint64_t now, uint64_t since)
 	ev->t_rel_us = ev->t_rel_ns / 1000;
 }
 
+/*
+ * region_leave's split by scheduler state (call c the leave, since its
+ * region's start or -1 when none was open, enter the thread's time by
+ * state then): since the enter where both calls were counted from the same
+ * origin; for a region entered before the thread's counting began (none
+ * open: before the trace, whose calls the model did not see), since that
+ * origin.  Nothing where either is not known (lost calls).
+ */
+static void set_split(struct tr2_ev *ev, const struct tr2_call *c, int64_t since,
+		      const struct tr2_sched_mark *enter)
+{
+	static const uint64_t zero[TR2_STATE__COUNT];
+	const uint64_t *base;
+	uint64_t from;
+
+	if (!c->sched_origin_ns)
+		return;
+	if (since > 0 && enter->origin_ns == c->sched_origin_ns) {
+		base = enter->ns;
+		from = (uint64_t)since;
+	} else if (since == -1) {
+		base = zero;
+		from = c->sched_origin_ns;
+		ev->split_since_trace = true;
+	} else {
+		return;
+	}
+	ev->has_split = true;
+	ev->split_wall_ns = c->ts_ns > from ? (int64_t)(c->ts_ns - from) : 0;
+	for (int i = 0; i < TR2_STATE__COUNT; i++)
+		ev->split_ns[i] = c->sched_ns[i] > base[i] ? (int64_t)(c->sched_ns[i] - base[i]) : 0;
+}
+
 /* A start time (ns) from outside, or `now` when it cannot be one: unknown
  * (0) or in the future. */
 static uint64_t sane_start(uint64_t start_ns, uint64_t now)
@@ -212,7 +245,7 @@ static struct tr2_thread *thread_of(struct tr2_model *m, uint32_t pid, uint32_t 
 	struct tr2_thread *t = tr2_thread_find(m, tid);
 	struct tr2_proc *p;
 
-	if (t && t->proc->pid == pid && !t->proc->gone)
+	if (t && t->proc->pid == pid && !t->proc->gone && !t->exited)
 		return t;
 	p = tr2_model_proc(m, pid);
 	if (!p->start_ns)
@@ -298,6 +331,7 @@ static void fill(struct tr2_model *m, struct tr2_ev *ev, struct tr2_thread *t, c
 		 char num[static 24])
 {
 	struct tr2_proc *p = t->proc;
+	struct tr2_sched_mark enter;
 	struct tr2_child *ch;
 	int64_t since;
 
@@ -386,15 +420,16 @@ static void fill(struct tr2_model *m, struct tr2_ev *ev, struct tr2_thread *t, c
 		ev->label = c->s[1];
 		ev->msg = c->s[2];
 		if (c->probe == TRACE2__P_region_enter) {
-			tr2_thread_push(t, c->ts_ns);   /* after the event's nesting */
+			tr2_thread_push(t, c);   /* after the event's nesting */
 			break;
 		}
 		/* a leave with no region open, or of one entered before the
 		 * trace: no t_rel */
-		since = tr2_thread_pop(t);
+		since = tr2_thread_pop(t, &enter);
 		ev->nesting = t->depth < TR2_NESTING_MAX ? 1 + t->depth : TR2_NESTING_MAX;
 		if (since > 0)
 			set_t_rel(ev, c->ts_ns, (uint64_t)since);
+		set_split(ev, c, since, &enter);
 		break;
 	case TRACE2__P_data:
 	case TRACE2__P_data_json:
@@ -453,8 +488,10 @@ void tr2_model_call(struct tr2_model *m, const struct tr2_call *c)
 	tr2_model_ev_init(m, &ev, kind_of[c->probe], t, c->file, c->line, c->ts_ns);
 	fill(m, &ev, t, c, num);
 	tr2_model_emit(m, t->proc, &ev);
+	/* git forgets it: a later call starts afresh; its last stretches
+	 * on a CPU may come still (tr2_model_sched) */
 	if (c->probe == TRACE2__P_thread_exit)
-		tr2_thread_drop(m, t);   /* git forgets it: a later call starts afresh */
+		t->exited = true;
 }
 
 void tr2_model_gap(struct tr2_model *m, uint32_t pid, uint32_t tid)
@@ -462,8 +499,39 @@ void tr2_model_gap(struct tr2_model *m, uint32_t pid, uint32_t tid)
 	struct tr2_thread *t = tr2_thread_find(m, tid);
 
 	if (t && t->proc->pid == pid)
-		for (int i = 0; i < t->depth && i < TR2_NESTING_MAX; i++)
+		for (int i = 0; i < t->depth && i < TR2_NESTING_MAX; i++) {
 			t->region_start[i] = 0;
+			t->region_sched[i].origin_ns = 0;
+		}
+}
+
+/* One thread_state event of thread t: state from from_ns to to_ns
+ * (CLOCK_MONOTONIC); nothing when that is empty.  Not counted in
+ * tr2_model_events(): it is no call of the program. */
+static void emit_state(struct tr2_model *m, struct tr2_thread *t, int state, uint64_t from_ns, uint64_t to_ns)
+{
+	struct tr2_ev ev;
+
+	if (to_ns <= from_ns)
+		return;
+	tr2_model_ev_init(m, &ev, TR2_EV_THREAD_STATE, t, NULL, 0, from_ns);
+	ev.has_t_abs = false;
+	ev.state = state;
+	ev.dur_ns = (int64_t)(to_ns - from_ns);
+	m->sink.emit(m->sink.ctx, t->proc->pid, &ev);
+}
+
+void tr2_model_sched(struct tr2_model *m, uint32_t pid, uint32_t tid, const struct tr2_sched_period *sp)
+{
+	struct tr2_thread *t = tr2_thread_find(m, tid);
+
+	if (!t || t->proc->pid != pid || t->proc->gone || !t->proc->sid)
+		return;
+	emit_state(m, t, TR2_STATE_CPU, sp->run_ns, sp->off_ns);
+	if (sp->state == TR2_STATE_CPU)
+		return;
+	emit_state(m, t, sp->state, sp->off_ns, sp->woken_ns);
+	emit_state(m, t, TR2_STATE_RUNNABLE, sp->woken_ns > sp->off_ns ? sp->woken_ns : sp->off_ns, sp->in_ns);
 }
 
 void tr2_model_lost(struct tr2_model *m, uint32_t pid, uint64_t count, uint64_t ts_ns)
@@ -542,7 +610,7 @@ void tr2_model_exec(struct tr2_model *m, uint32_t pid, uint64_t ts_ns)
 	struct tr2_proc *p = tr2_model_proc(m, pid);
 	struct tr2_thread *t = tr2_thread_find(m, pid);
 
-	if (t && t->proc != p)
+	if (t && (t->proc != p || t->exited))
 		t = NULL;
 	if (p->sid) {
 		end_stream(m, p);
@@ -627,7 +695,8 @@ void tr2_model_thread_gone(struct tr2_model *m, uint32_t pid, uint32_t tid)
 
 	if (!t || t->proc->pid != pid)
 		return;
-	tr2_metric_merge_thread(t);
+	if (!t->exited)   /* its sums went at its thread_exit */
+		tr2_metric_merge_thread(t);
 	tr2_thread_drop(m, t);
 }
 

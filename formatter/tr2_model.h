@@ -132,6 +132,22 @@ void tr2_model_thread_gone(struct tr2_model *m, uint32_t pid, uint32_t tid);
  * not the tracer (git's t_abs starts in main()). */
 void tr2_model_resumed(struct tr2_model *m, uint32_t pid, uint64_t from_ns, uint64_t to_ns);
 
+/* A stretch of a thread off the CPU, as tr2-bpf's eBPF side saw it
+ * (bpf/tr2_record.h, TR2_REC_SCHED): times CLOCK_MONOTONIC, ns. */
+struct tr2_sched_period {
+	int state;          /* enum tr2_state it left the CPU in; TR2_STATE_CPU: it ended */
+	uint64_t run_ns;    /* on the CPU from here */
+	uint64_t off_ns;    /* to here, then in `state` */
+	uint64_t woken_ns;  /* until woken here (off_ns: it left runnable), */
+	uint64_t in_ns;     /* then runnable until on the CPU again here */
+};
+
+/* Thread tid of process pid was off the CPU as sp says: thread_state
+ * events (tr2_event.h) for its stretches, for --chrome's state track;
+ * nothing for a thread that has written no event (its calls may be named
+ * yet), or is gone.  Not counted in tr2_model_events(). */
+void tr2_model_sched(struct tr2_model *m, uint32_t pid, uint32_t tid, const struct tr2_sched_period *sp);
+
 /* Events written to the sink so far (markers excluded). */
 uint64_t tr2_model_events(const struct tr2_model *m);
 /* Timer and counter uses left out because a thread used more than

@@ -33,14 +33,23 @@ struct tr2_slot {
 
 struct tr2_proc;
 
+/* A thread's time by scheduler state at a call (tr2_call's sched_*). */
+struct tr2_sched_mark {
+	uint64_t origin_ns;            /* 0: not counted */
+	uint64_t ns[TR2_STATE__COUNT];
+};
+
 struct tr2_thread {
 	uint32_t tid;
 	struct tr2_proc *proc;
 	char name[TR2_MAX_THREAD_NAME + 1];   /* "main", "th%02d:<base>", "th00:unknown" */
+	bool exited;                   /* its thread_exit came: only its thread_state events
+					  are written now; a later call starts afresh */
 	uint64_t start_ns;
 	int depth;                     /* open regions seen (git's nr_open_regions - 1) */
 	int cap;
 	uint64_t *region_start;        /* start of each open region; 0: unknown */
+	struct tr2_sched_mark *region_sched;   /* the thread's time by state at each one's start */
 	struct tr2_slot *slots;
 	int nslots, slots_cap;
 	struct tr2_thread *hnext;
@@ -94,18 +103,21 @@ void tr2_model_emit(struct tr2_model *m, const struct tr2_proc *p, const struct 
 
 /* tr2_thread.c */
 /* The thread, made (unnamed) in process p when new; a tid seen in another
- * process is a reused tid: the old thread goes. */
+ * process is a reused tid, and one that exited starts afresh: the old
+ * thread goes. */
 struct tr2_thread *tr2_thread_get(struct tr2_model *m, struct tr2_proc *p, uint32_t tid);
 struct tr2_thread *tr2_thread_find(struct tr2_model *m, uint32_t tid);
 void tr2_thread_drop(struct tr2_model *m, struct tr2_thread *t);
 /* "main" for the process's own tid, else git's "th%02d:<base>" cut to 24
  * bytes, else "th00:unknown". */
 void tr2_thread_name(struct tr2_thread *t, int32_t thread_id, const char *base);
-/* Region nesting (git's tr2tls_push_self / tr2tls_pop_self): the enter's
- * start; the leave's start (0: unknown, or entered before the trace), or
- * -1 when no region was open. */
-void tr2_thread_push(struct tr2_thread *t, uint64_t ts_ns);
-int64_t tr2_thread_pop(struct tr2_thread *t);
+/* Region nesting (git's tr2tls_push_self / tr2tls_pop_self): the enter
+ * call c (its time, and the thread's time by state then); the leave's
+ * start (0: unknown, or entered before the trace), or -1 when no region
+ * was open, and in *mark the thread's time by state at that start (origin
+ * 0: not known). */
+void tr2_thread_push(struct tr2_thread *t, const struct tr2_call *c);
+int64_t tr2_thread_pop(struct tr2_thread *t, struct tr2_sched_mark *mark);
 /* t's open regions become those of `from` (a child forked without exec). */
 void tr2_thread_copy_regions(struct tr2_thread *t, const struct tr2_thread *from);
 /* Start of the innermost open region, else of the thread; 0: unknown. */

@@ -569,7 +569,7 @@ static const char *visible(const char *s, char *out, size_t size)
 static int kind_lookup(const struct tr2_reader *r, const char *name, size_t n)
 {
 	for (int k = 0; k < TR2_EV__COUNT; k++)
-		if (r->kind_len[k] == n && !memcmp(tr2_ev_kind_name(k), name, n))
+		if (k != TR2_EV_THREAD_STATE && r->kind_len[k] == n && !memcmp(tr2_ev_kind_name(k), name, n))
 			return k;
 	return -1;
 }

@@ -52,9 +52,19 @@
  * whole trace) coloured "terrible" (red).  counter is a point of the
  * process's counter track ("ph":"C", "<category>/<name>", args {"count":
  * N}); th_counter, a thread's share, an instant of that name on the thread.
+ * Where tr2-bpf splits region time by scheduler state (tr2_event.h,
+ * has_split), a region's "E" (or its "X" when entered before the trace)
+ * adds "on_cpu_us", "runnable_us", "blocked_us" and "asleep_us" to its
+ * args (and "split_since_trace":true when the split counts from the
+ * thread's counting on); each thread's thread_state events are "X" slices
+ * named Running, Runnable, Uninterruptible Sleep and Sleeping on a track of
+ * its own ("<thread> states", its tid above 2^22), which thread_sort_index
+ * metadata puts right under the thread; their ts and dur are whole µs
+ * (".000").
  * Strings are escaped as in EVENT (tr2_json_add_string).  There is no BRIEF
  * variant: --brief leaves this format (and folded) as it is.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tr2_buf.h"
@@ -239,14 +249,42 @@ static void add_repo(struct tr2_buf *b, bool *first, const struct tr2_ev *ev)
 		arg_int(b, first, "repo", ev->repo);
 }
 
-/* "E" for t's innermost region, at ns, with the args of its "B" (speedscope
- * matches the two by name and args). */
-static void end_region(struct tr2_buf *b, struct ctx *c, struct tr2_view_thread *t, int64_t ns)
+/* The region's split (ev->has_split) as args: "<state>_us" each, µs with
+ * three decimals, and "split_since_trace":true where it counts from the
+ * thread's counting on, not from the region's enter. */
+static void arg_split(struct tr2_buf *b, bool *first, const struct tr2_ev *ev)
+{
+	char key[32];
+
+	for (int i = 0; i < TR2_STATE__COUNT; i++) {
+		snprintf(key, sizeof(key), "%s_us", tr2_state_name(i));
+		arg_key(b, first, key);
+		add_ts(b, ev->split_ns[i]);
+	}
+	if (ev->split_since_trace) {
+		arg_key(b, first, "split_since_trace");
+		tr2_buf_addlit(b, "true");
+	}
+}
+
+/* "E" for t's innermost region, at ns, with the args of its "B", and
+ * leave's split when it has one (NULL: none).  Viewers merge an E's args
+ * into its slice's (Perfetto, chrome://tracing); speedscope matches an E
+ * to its B by name. */
+static void end_region(struct tr2_buf *b, struct ctx *c, struct tr2_view_thread *t, int64_t ns,
+		       const struct tr2_ev *leave)
 {
 	const struct tr2_view_frame *f = &t->frames[t->depth - 1];
+	bool first = f->extra_len == 0;
 
 	ev_begin(b, c, tr2_view_frame_name(t, f), 'E', ns, c->p->pid, t->tid);
-	tr2_buf_put(b, tr2_view_kept(t, f), f->extra_len);
+	if (!leave || !leave->has_split) {
+		tr2_buf_put(b, tr2_view_kept(t, f), f->extra_len);
+	} else {
+		tr2_buf_put(b, tr2_view_kept(t, f), first ? 0 : f->extra_len - 1);   /* its '}' after the split */
+		arg_split(b, &first, leave);
+		tr2_buf_putc(b, '}');
+	}
 	ev_end(b);
 	tr2_view_pop(t, ns);
 }
@@ -255,7 +293,7 @@ static void end_region(struct tr2_buf *b, struct ctx *c, struct tr2_view_thread 
 static void close_thread(struct tr2_buf *b, struct ctx *c, struct tr2_view_thread *t, int64_t ns)
 {
 	while (t->depth)
-		end_region(b, c, t, ns);
+		end_region(b, c, t, ns, NULL);
 }
 
 static void close_proc(struct tr2_buf *b, struct ctx *c, int64_t ns)
@@ -474,7 +512,7 @@ static void fn_region_leave(struct tr2_buf *b, const struct tr2_ev *ev, const st
 	int64_t start;
 
 	if (c.t->depth) {
-		end_region(b, &c, c.t, c.ns);
+		end_region(b, &c, c.t, c.ns, ev);
 		return;
 	}
 	/* entered before the trace began */
@@ -492,7 +530,72 @@ static void fn_region_leave(struct tr2_buf *b, const struct tr2_ev *ev, const st
 	tr2_buf_addlit(b, "true");
 	arg_str(b, &first, "msg", ev->msg);
 	add_repo(b, &first, ev);
+	if (ev->has_split)
+		arg_split(b, &first, ev);
 	args_end(b, &first, ev);
+}
+
+/* thread_state: an "X" slice on the thread's state track, a track of its
+ * own (Chrome's slices on one track must nest; states do not nest with
+ * regions) named "<thread> states" and sorted right under its thread:
+ * the names and colours Perfetto gives the kernel's thread states.
+ * Nothing for a process whose stream has ended (atexit, signal): its
+ * threads' last stretches come after. */
+static void fn_thread_state(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr2_tgt_opts *opts)
+{
+	static const char *const names[TR2_STATE__COUNT] = { "Running", "Runnable", "Uninterruptible Sleep",
+							       "Sleeping" };
+	static const char *const colours[TR2_STATE__COUNT] = { "thread_state_running", "thread_state_runnable",
+								 "thread_state_uninterruptible",
+								 "thread_state_sleeping" };
+	struct chrome *st = opts->state;
+	const struct tr2_view_proc *seen = tr2_view_find(st->view, ev->sid, ev->stream);
+	struct tr2_buf *s = &st->scratch;
+	int64_t start_us, end_us;
+	struct ctx c;
+	int i;
+
+	if ((seen && seen->ended) || ev->state < 0 || ev->state >= TR2_STATE__COUNT)
+		return;
+	c = enter(b, ev, opts);
+	if (!c.t->states_tid) {
+		c.t->states_tid = st->view->next_id++;
+		for (i = 0; c.p->threads[i] != c.t; i++)
+			;
+		s->len = 0;
+		tr2_buf_adds(s, c.t->name);
+		tr2_buf_addlit(s, " states");
+		ev_begin(b, &c, "thread_name", 'M', c.ns, c.p->pid, c.t->states_tid);
+		tr2_buf_addlit(b, ",\"args\":{\"name\":");
+		tr2_json_add_string(b, s->p);
+		tr2_buf_addlit(b, "}");
+		ev_end(b);
+		ev_begin(b, &c, "thread_sort_index", 'M', c.ns, c.p->pid, c.t->tid);
+		tr2_buf_addlit(b, ",\"args\":{\"sort_index\":");
+		tr2_buf_add_uint(b, 2 * (unsigned)i);
+		tr2_buf_addlit(b, "}");
+		ev_end(b);
+		ev_begin(b, &c, "thread_sort_index", 'M', c.ns, c.p->pid, c.t->states_tid);
+		tr2_buf_addlit(b, ",\"args\":{\"sort_index\":");
+		tr2_buf_add_uint(b, 2 * (unsigned)i + 1);
+		tr2_buf_addlit(b, "}");
+		ev_end(b);
+	}
+	/* whole µs, start and end each rounded down: the viewers read ts as
+	 * doubles, which hold a quarter µs at most here, so that a slice's
+	 * end and the next one's start, written with decimals, would not meet
+	 * (speedscope then finds them overlapping); shorter ones are left out */
+	start_us = c.ns / 1000;
+	end_us = tr2_view_add(c.ns, ev->dur_ns) / 1000;
+	if (end_us <= start_us)
+		return;
+	ev_begin(b, &c, names[ev->state], 'X', start_us * 1000, c.p->pid, c.t->states_tid);
+	KEY(b, "dur");
+	add_ts(b, (end_us - start_us) * 1000);
+	tr2_buf_addlit(b, ",\"cat\":\"thread_state\",\"cname\":\"");
+	tr2_buf_adds(b, colours[ev->state]);
+	tr2_buf_putc(b, '"');
+	ev_end(b);
 }
 
 static bool is_lost_marker(const struct tr2_ev *ev)
@@ -656,6 +759,7 @@ const struct tr2_tgt tr2_tgt_chrome = {
 		[TR2_EV_TH_TIMER] = fn_timer,
 		[TR2_EV_COUNTER] = fn_counter,
 		[TR2_EV_TH_COUNTER] = fn_counter,
+		[TR2_EV_THREAD_STATE] = fn_thread_state,
 	},
 	.state_new = chrome_new,
 	.finish = chrome_finish,

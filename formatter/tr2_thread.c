@@ -30,6 +30,7 @@ void tr2_thread_drop(struct tr2_model *m, struct tr2_thread *t)
 	if (m->last == t)
 		m->last = NULL;
 	free(t->region_start);
+	free(t->region_sched);
 	free(t->slots);
 	free(t);
 }
@@ -48,7 +49,7 @@ struct tr2_thread *tr2_thread_get(struct tr2_model *m, struct tr2_proc *p, uint3
 {
 	struct tr2_thread *t = tr2_thread_find(m, tid);
 
-	if (t && t->proc == p)
+	if (t && t->proc == p && !t->exited)
 		return t;
 	if (t)
 		tr2_thread_drop(m, t);
@@ -62,34 +63,51 @@ struct tr2_thread *tr2_thread_get(struct tr2_model *m, struct tr2_proc *p, uint3
 	return m->last = t;
 }
 
-void tr2_thread_push(struct tr2_thread *t, uint64_t ts_ns)
+void tr2_thread_push(struct tr2_thread *t, const struct tr2_call *c)
 {
+	struct tr2_sched_mark *mark;
+
 	/* deeper than any event may show (TR2_NESTING_MAX): counted, not kept */
 	if (t->depth < TR2_NESTING_MAX) {
 		if (t->depth == t->cap) {
 			t->cap = t->cap ? 2 * t->cap : 16;
 			t->region_start = xrealloc(t->region_start,
 						   (size_t)t->cap * sizeof(*t->region_start));
+			t->region_sched = xrealloc(t->region_sched,
+						   (size_t)t->cap * sizeof(*t->region_sched));
 		}
-		t->region_start[t->depth] = ts_ns;
+		t->region_start[t->depth] = c->ts_ns;
+		mark = &t->region_sched[t->depth];
+		mark->origin_ns = c->sched_origin_ns;
+		memcpy(mark->ns, c->sched_ns, sizeof(mark->ns));
 	}
 	if (t->depth < INT32_MAX)
 		t->depth++;
 }
 
-int64_t tr2_thread_pop(struct tr2_thread *t)
+int64_t tr2_thread_pop(struct tr2_thread *t, struct tr2_sched_mark *mark)
 {
+	mark->origin_ns = 0;
 	if (!t->depth)
 		return -1;
 	t->depth--;
-	return t->depth < TR2_NESTING_MAX ? (int64_t)t->region_start[t->depth] : 0;
+	if (t->depth >= TR2_NESTING_MAX)
+		return 0;
+	*mark = t->region_sched[t->depth];
+	return (int64_t)t->region_start[t->depth];
 }
 
 void tr2_thread_copy_regions(struct tr2_thread *t, const struct tr2_thread *from)
 {
+	/* the child's time by state is counted from its own origin, not the
+	 * parent's: its regions' split is not known (origin 0) */
+	struct tr2_call enter = { 0 };
+
 	t->depth = 0;
-	for (int i = 0; i < from->depth && i < TR2_NESTING_MAX; i++)
-		tr2_thread_push(t, from->region_start[i]);
+	for (int i = 0; i < from->depth && i < TR2_NESTING_MAX; i++) {
+		enter.ts_ns = from->region_start[i];
+		tr2_thread_push(t, &enter);
+	}
 	t->depth = from->depth;
 }
 

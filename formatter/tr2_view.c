@@ -108,7 +108,8 @@ struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, uint64_
 		sid = "";
 	*is_new = false;
 	if (v->last && v->last->stream == stream && !strcmp(v->last->sid, sid)) {
-		v->last->last_ns = now_ns;
+		if (now_ns > v->last->last_ns)
+			v->last->last_ns = now_ns;
 		return v->last;
 	}
 	i = find_slot(v->slots, v->nslots, sid, stream);
@@ -140,7 +141,8 @@ struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, uint64_
 		*is_new = true;
 	}
 	p = v->slots[i];
-	p->last_ns = now_ns;
+	if (*is_new || now_ns > p->last_ns)
+		p->last_ns = now_ns;
 	v->last = p;
 	return p;
 }

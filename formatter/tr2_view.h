@@ -15,8 +15,9 @@
 #include "tr2_event.h"
 #include "tr2_tgt.h"
 
-/* Threads other than main, and processes whose sid names no pid, get ids
- * from here up: above Linux's PID_MAX_LIMIT (2^22), so never a real pid. */
+/* Threads other than main, thread-state tracks, and processes whose sid
+ * names no pid, get ids from here up: above Linux's PID_MAX_LIMIT (2^22),
+ * so never a real pid. */
 #define TR2_VIEW_ID_BASE ((1u << 22) + 1)
 
 /* One open region of a thread. */
@@ -31,6 +32,7 @@ struct tr2_view_thread {
 	char *name;                    /* Trace2 thread name: "main", "th01:reader" */
 	uint32_t tid;                  /* main: the pid; others: TR2_VIEW_ID_BASE and up */
 	int64_t first_ns;              /* its first event */
+	uint32_t states_tid;           /* chrome: the tid of its thread-state track; 0: none yet */
 	struct tr2_view_frame *frames; /* the open regions, outermost first */
 	int depth, cap;
 	struct tr2_buf names;          /* the open regions' names, each followed by what
@@ -112,7 +114,8 @@ struct tr2_view *tr2_view_new(void);
 void tr2_view_free(struct tr2_view *v);
 
 /* The process of sid (NULL counts as ""), made on first sight (*is_new
- * true); its last_ns becomes now_ns. */
+ * true); its last_ns becomes now_ns when that is later (a thread's state
+ * stretches come after later events). */
 struct tr2_view_proc *tr2_view_proc(struct tr2_view *v, const char *sid, uint64_t stream, int64_t now_ns,
 				    bool *is_new);
 

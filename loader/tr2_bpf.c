@@ -35,6 +35,14 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
+static int has_format(const struct tr2_opts *o, int fmt)
+{
+	for (int i = 0; i < o->nformats; i++)
+		if (o->formats[i].fmt == fmt)
+			return 1;
+	return 0;
+}
+
 /* Before the load: what the eBPF side reads as constants, and the sizes of
  * its maps (what the kernel offers: tr2_kernel_setup). */
 static void set_rodata(struct tr2_bpf *skel, const struct tr2_opts *o, const struct tr2_mode *mode,
@@ -57,6 +65,12 @@ static void set_rodata(struct tr2_bpf *skel, const struct tr2_opts *o, const str
 	if (getenv("TR2_BPF_TEST_NO_DIRECT"))
 		test.copy_direct = 0;
 	tr2_kernel_setup(&test, skel);
+	/* where regions' time goes: for the views that show it, and for a
+	 * recording, which tr2-fmt may format as any of them later */
+	skel->rodata->sched_split = !o->no_split && (o->sum.on || has_format(o, TR2_FMT_CHROME) || o->record);
+	skel->rodata->sched_periods = !o->no_split && (has_format(o, TR2_FMT_CHROME) || o->record);
+	skel->rodata->sched_early = skel->rodata->sched_split && !mode->follow && !mode->all;   /* -p */
+	bpf_program__set_autoload(skel->progs.on_wakeup, skel->rodata->sched_split);
 	if (!mode->follow)
 		bpf_program__set_autoload(skel->progs.on_fork, false);
 }

@@ -32,6 +32,12 @@ int tr2_decode_rec(const void *data, size_t size, struct tr2_rec *hdr, const cha
 		*why = "batch counts out of range";
 		return -1;
 	}
+	if (hdr->kind == TR2_REC_SCHED && (hdr->state >= TR2_SCHED__COUNT || hdr->num[0] < 0 ||
+					   hdr->num[0] > hdr->num[1] || hdr->num[1] > hdr->num[2] ||
+					   (uint64_t)hdr->num[2] > hdr->ts_ns)) {
+		*why = "thread-state times out of order";
+		return -1;
+	}
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 #include "tr2_guard.h"
 #include "tr2_mem.h"
 #include "tr2_record.h"
+#include "tr2_tracer.h"
 
 int tr2_held_elsewhere(int own_fd, struct other_holds *h, uint32_t pid)
 {
@@ -114,27 +115,6 @@ static unsigned let_go(struct guard *g, int all)
 	return n;
 }
 
-/* The state letter of process pid (proc(5), /proc/PID/stat's third field:
- * 'T' stopped, 't' stopped by a debugger), or 0. */
-static char state_of(pid_t pid)
-{
-	char path[32], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');   /* after the command name, which may hold anything */
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
 /* Whether every eBPF program of tr2-bpf's object is unloaded. */
 static int programs_gone(const struct guard *g)
 {
@@ -172,7 +152,7 @@ static _Noreturn void guard_run(struct guard *g)
 		}
 		if (bpf_map_get_next_key(g->held_fd, NULL, &key))
 			continue;   /* none held: the usual case */
-		st = state_of(g->tracer);
+		st = tr2_state_letter(g->tracer, g->tracer);
 		if (let_go(g, st == 'T' || st == 't') && st != 'T' && st != 't')
 			*g->tracer_absent = 1;   /* alive, not serving: hold no one until it does */
 	}

@@ -38,6 +38,21 @@ static int has_member(const struct btf *btf, const char *type, const char *membe
 	return 0;
 }
 
+/* The number of parameters of the tracepoint whose BTF typedef is
+ * `name` (btf_trace_<tp>: a pointer to a function whose first parameter
+ * is the context); -1 when btf has none. */
+static int tp_params(const struct btf *btf, const char *name)
+{
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+
+	if (t)
+		t = btf__type_by_id(btf, t->type);   /* the pointer */
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);   /* the function */
+	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;
+}
+
 static int has(const struct btf *btf, const char *name, int kind)
 {
 	return btf__find_by_name_kind(btf, name, kind) > 0;
@@ -112,6 +127,7 @@ void tr2_kernel_probe(struct tr2_kernel *k)
 	k->filemap_tp = has(btf, "btf_trace_mm_filemap_map_pages", BTF_KIND_TYPEDEF) &&
 			has(btf, "btf_trace_mm_filemap_fault", BTF_KIND_TYPEDEF);
 	k->sample_read_inherit = has_member(btf, "perf_event_context", "nr_no_switch_fast");
+	k->switch_prev_state = tp_params(btf, "btf_trace_sched_switch") >= 4;
 	k->fentry_do_exit = loads_fentry(btf, "do_exit");
 	k->fentry_exec = k->fentry_do_exit && has(btf, "begin_new_exec", BTF_KIND_FUNC);
 	k->fentry_filemap = k->fentry_do_exit && has(btf, "filemap_map_pages", BTF_KIND_FUNC) &&
@@ -148,6 +164,7 @@ void tr2_kernel_setup(const struct tr2_kernel *k, struct tr2_bpf *skel)
 	skel->rodata->attach_cookie = k->attach_cookie;
 	skel->rodata->copy_direct = k->copy_direct;
 	skel->rodata->wake_at_fork = !k->sample_read_inherit;
+	skel->rodata->switch_prev_state = k->switch_prev_state;
 	if (!k->task_storage) {
 		thread_map_as_hash(skel->maps.threads);
 		thread_map_as_hash(skel->maps.code_fault);
@@ -228,7 +245,8 @@ void tr2_kernel_attach(struct tr2_kernel *k, struct tr2_bpf *skel, int verbose)
 			"BPF cookies %d, "
 			"uprobe-multi %d, direct copy %d, sched_prepare_exec %d, mm_filemap tracepoints %d, "
 			"inherited PERF_SAMPLE_READ %d, fentry at do_exit %d, begin_new_exec %d, "
-			"filemap functions %d\n", k->release, k->task_storage, k->hash_alloc,
-			k->attach_cookie, k->uprobe_multi, k->copy_direct, k->prepare_exec_tp, k->filemap_tp,
-			k->sample_read_inherit, attached[0], attached[1], attached[2] && attached[3]);
+			"filemap functions %d, sched_switch prev_state %d\n", k->release, k->task_storage,
+			k->hash_alloc, k->attach_cookie, k->uprobe_multi, k->copy_direct, k->prepare_exec_tp,
+			k->filemap_tp, k->sample_read_inherit, attached[0], attached[1], attached[2] && attached[3],
+			k->switch_prev_state);
 }

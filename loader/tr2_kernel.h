@@ -23,6 +23,7 @@ struct tr2_kernel {
 	int fentry_do_exit;      /* fentry programs load (a test load at do_exit), and */
 	int fentry_exec;         /* the kernel's BTF names begin_new_exec, */
 	int fentry_filemap;      /* filemap_map_pages and filemap_fault */
+	int switch_prev_state;   /* sched_switch's prev_state argument (5.18) */
 	/* Set by tr2_kernel_attach and tr2_kernel_check: */
 	int exit_copied;         /* a thread's last calls are copied at do_exit */
 	int exit_warned;         /* it was said that they are not, and cannot be */
@@ -36,7 +37,7 @@ void tr2_kernel_probe(struct tr2_kernel *k);
 /*
  * Before the load of skel: sets what its programs read as constants
  * (bpf/tr2.bpf.c: task_storage, attach_cookie, copy_direct,
- * wake_at_fork), the type, flags and size of its maps, and which of each pair of
+ * wake_at_fork, switch_prev_state), the type, flags and size of its maps, and which of each pair of
  * programs the kernel gets (a tracepoint, else an fentry program on the
  * function that holds it).
  */

@@ -171,6 +171,37 @@ static int pid_object(void *ctx, struct tr2_object *o, pid_t pid)
 	return 0;
 }
 
+/* -p with the split: counts the time of each thread of pid by state from
+ * now on (bpf/tr2_sched.bpf.h, `early`), so that a region entered before
+ * the attach is split from here; /proc gives each one's state now (R:
+ * running or runnable, told apart at its next switch).  A thread started
+ * later is counted from its first call, after its regions' enters. */
+static void count_from_now(struct tracer *tr, pid_t pid)
+{
+	struct tr2_sched_acct a = { 0 };
+	char path[64], state;
+	struct dirent *d;
+	DIR *dir;
+
+	if (!tr->skel->rodata->sched_early)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(dir = opendir(path)))
+		return;
+	a.sched.origin_ns = a.sched.in_ns = a.since = tr2_mono_ns();
+	while ((d = readdir(dir))) {
+		uint32_t tid = (uint32_t)strtoul(d->d_name, NULL, 10);
+
+		if (!tid || !(state = tr2_state_letter(pid, (pid_t)tid)))
+			continue;
+		a.state = state == 'R' ? TR2_SCHED_R_UNKNOWN : state == 'D' ? TR2_SCHED_BLOCKED : TR2_SCHED_ASLEEP;
+		a.off_state = a.state;
+		a.off_ns = a.woken_ns = a.since;
+		bpf_map_update_elem(bpf_map__fd(tr->skel->maps.early), &tid, &a, BPF_ANY);
+	}
+	closedir(dir);
+}
+
 static int pid_attach(struct tracer *tr, pid_t pid, char *err, size_t errlen)
 {
 	return scan_objects(tr, pid, pid_object, err, errlen);
@@ -194,6 +225,7 @@ static void pid_start(struct tracer *tr)
 			tr2_fail("process %d has exited", (int)pid);
 		/* exec of the process: a new session, attached before it runs */
 		add_traced(tr, pid);
+		count_from_now(tr, pid);
 		if (tr2_attach_scan(tr->attach, pid, pid_object, &sc, err, sizeof(err)))
 			tr2_fail("%s", sc.err[0] ? sc.err : err);
 		if (!sc.runtimes && sc.old)

@@ -36,8 +36,7 @@ static const char usage[] =
 "\n"
 "What to trace:\n"
 "  -p, --pid=PID          the running process PID (repeat for more)\n"
-"  -- CMD [ARG...]        run CMD traced from its first event, with its\n"
-"                         descendants; exit with CMD's status\n"
+"  -- CMD [ARG...]        trace CMD and its descendants; exit with CMD's status\n"
 "  -u, --user=USER        with -- CMD: run CMD as USER (as strace -u)\n"
 "  -a, --all              every process with a tr2 runtime, until Ctrl-C\n"
 "      --comm=NAME[,NAME...]  only processes of these names (any mode)\n"
@@ -66,6 +65,7 @@ static const char usage[] =
 "      --summary-by=process|program  with --summary: a table per process/program\n"
 "      --summary-keys=N   with --summary: room for N keys (default 8192)\n"
 "      --category=LIST    only these categories, in every mode\n"
+"      --no-split         regions' time not split: on CPU, runnable, D, S\n"
 "\n"
 "  -b, --ring-buffer=SIZE ring buffer size, a power of 2 (16M; --record 256M)\n"
 "      --probe-nop=auto|1|5  where the uprobe goes on each probe site\n"
@@ -93,7 +93,7 @@ enum {
 	OPT_NORMAL = 256, OPT_PERF, OPT_EVENT, OPT_CHROME, OPT_FOLDED, OPT_BRIEF, OPT_EVENT_NESTING,
 	OPT_PROBE_NOP, OPT_MAX_FILES, OPT_SUMMARY, OPT_HIST, OPT_SUMMARY_JSON, OPT_SUMMARY_KEYS,
 	OPT_SUMMARY_BY, OPT_CATEGORY, OPT_COMM, OPT_UID, OPT_CGROUP, OPT_DURATION, OPT_FILE_MODE, OPT_RECORD,
-	OPT_RECORD_SIZE,
+	OPT_RECORD_SIZE, OPT_NO_SPLIT,
 };
 
 /* An option's decimal value in [min, max]; else fails with msg (a format
@@ -282,6 +282,7 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 		{ "summary-keys", required_argument, NULL, OPT_SUMMARY_KEYS },
 		{ "summary-by", required_argument, NULL, OPT_SUMMARY_BY },
 		{ "category", required_argument, NULL, OPT_CATEGORY },
+		{ "no-split", no_argument, NULL, OPT_NO_SPLIT },
 		{ "user", required_argument, NULL, 'u' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "comm", required_argument, NULL, OPT_COMM },
@@ -355,6 +356,9 @@ void tr2_opts_parse(struct tr2_opts *o, int argc, char **argv)
 			break;
 		case OPT_BRIEF:
 			o->brief = 1;
+			break;
+		case OPT_NO_SPLIT:
+			o->no_split = 1;
 			break;
 		case OPT_EVENT_NESTING:
 			o->event_nesting = parse_number(optarg, 1, 1000000,

@@ -42,6 +42,7 @@ struct tr2_opts {
 	int nformats;             /* none given: --perf to standard output, unless --summary or --record */
 	int brief, event_nesting, max_files;
 	int file_mode;            /* --file-mode, else TR2_DST_MODE_PRIVATE (tr2_dst_open) */
+	int no_split;             /* --no-split: regions' time is not split by scheduler state */
 	unsigned ring_bytes;      /* -b, a power of 2 */
 	const char *record;       /* --record's FILE, or NULL */
 	uint64_t record_bytes;    /* --record-size, bytes; 0: no limit */

@@ -368,6 +368,26 @@ static int filtered(const struct tr2_session *s, const struct tr2_call *c)
 	return 1;
 }
 
+_Static_assert((int)TR2_SCHED_CPU == TR2_STATE_CPU && (int)TR2_SCHED_RUNNABLE == TR2_STATE_RUNNABLE &&
+	       (int)TR2_SCHED_BLOCKED == TR2_STATE_BLOCKED && (int)TR2_SCHED_ASLEEP == TR2_STATE_ASLEEP &&
+	       (int)TR2_SCHED__COUNT == TR2_STATE__COUNT, "the eBPF side's states are the model's");
+
+/* Call c's thread's time by state at c's time, from its batch's counts at
+ * the thread's last switch-in (bpf/tr2_record.h, struct tr2_sched): on the
+ * CPU from then to c.  A call made before that switch-in (its time taken
+ * before the thread blocked in the runtime, its bytes written after) gets
+ * the counts at the switch-in. */
+static void set_sched(struct tr2_call *c, const struct tr2_sched *sc)
+{
+	if (!sc->origin_ns || sc->origin_ns >= TR2_TS_MAX || sc->in_ns < sc->origin_ns)
+		return;
+	c->sched_origin_ns = sc->origin_ns;
+	for (int i = 0; i < TR2_STATE__COUNT; i++)
+		c->sched_ns[i] = sc->ns[i];
+	if (c->ts_ns > sc->in_ns)
+		c->sched_ns[TR2_STATE_CPU] += c->ts_ns - sc->in_ns;
+}
+
 /* Writes the next call of batch it; returns 1 while it has more (it->ts is
  * the next one's time), 0 when it is done or broken. */
 static int batch_step(struct tr2_session *s, struct item *it)
@@ -410,6 +430,7 @@ static int batch_step(struct tr2_session *s, struct item *it)
 		s->dec.call.ts_ns = call_time(it, lits_of(s, it->hdr.tid)->start_ns, s->dec.call.ts_ns);
 		if (s->dec.call.probe < TRACE2__P_timer_start)
 			it->calls_left--;
+		set_sched(&s->dec.call, &it->hdr.sched);
 		if (s->dec.call.ts_ns >= s->since_ns && !filtered(s, &s->dec.call) && !paused(s, &s->dec.call))
 			tr2_model_call(s->model, &s->dec.call);
 	}
@@ -457,6 +478,15 @@ static int step(struct tr2_session *s, struct item *it)
 		if (s->summary)
 			tr2_summary_proc_gone(s->summary, h->pid);
 		break;
+	case TR2_REC_SCHED: {
+		struct tr2_sched_period sp = {
+			.state = h->state, .run_ns = (uint64_t)h->num[0], .off_ns = (uint64_t)h->num[1],
+			.woken_ns = (uint64_t)h->num[2], .in_ns = h->ts_ns,
+		};
+
+		tr2_model_sched(s->model, h->pid, h->tid, &sp);
+		break;
+	}
 	}
 	return 0;
 }

@@ -148,6 +148,14 @@ void tr2_hist_print(struct tr2_buf *b, const uint64_t *hist, int nslots, const c
 	}
 }
 
+static void add_split(struct tr2_split *into, const struct tr2_split *from)
+{
+	into->count += from->count;
+	into->wall += from->wall;
+	for (int i = 0; i < TR2_STATE__COUNT; i++)
+		into->ns[i] += from->ns[i];
+}
+
 void tr2_agg_merge(struct tr2_agg *into, const struct tr2_agg *from)
 {
 	if (from->count) {
@@ -163,6 +171,8 @@ void tr2_agg_merge(struct tr2_agg *into, const struct tr2_agg *from)
 	into->before += from->before;
 	for (int i = 0; i < TR2_HIST_SLOTS; i++)
 		into->hist[i] += from->hist[i];
+	add_split(&into->split, &from->split);
+	add_split(&into->split_before, &from->split_before);
 }
 
 struct tr2_summary *tr2_summary_new(int hist, int table, struct tr2_dst *json,
@@ -533,6 +543,12 @@ void tr2_summary_event(struct tr2_summary *s, uint32_t pid, const struct tr2_ev 
 		e->v.open++;
 		break;
 	case TR2_EV_REGION_LEAVE:
+		if (ev->has_split) {
+			struct tr2_split one = { .count = 1, .wall = ev->split_wall_ns };
+
+			memcpy(one.ns, ev->split_ns, sizeof(one.ns));
+			add_split(ev->split_since_trace ? &e->v.split_before : &e->v.split, &one);
+		}
 		if (!ev->has_t_rel) {
 			e->v.before++;
 			break;
@@ -703,6 +719,64 @@ static void json_names(struct tr2_buf *js, int comma, const struct row *r, const
 	tr2_json_add_string(js, r->label);
 }
 
+/* A row of the split table: sp's count, time and parts, totals then per
+ * call, since `since`. */
+static void split_row(struct tr2_buf *b, const struct tr2_split *sp, const char *since, int catw,
+		      const struct row *r)
+{
+	add_fmt(b, "%9llu ", (unsigned long long)sp->count);
+	add_secs(b, sp->wall, 10);
+	for (int i = 0; i < TR2_STATE__COUNT; i++) {
+		tr2_buf_putc(b, ' ');
+		add_secs(b, sp->ns[i], 10);
+	}
+	for (int i = 0; i < TR2_STATE__COUNT; i++) {
+		tr2_buf_putc(b, ' ');
+		add_secs(b, sp->ns[i] / (int64_t)sp->count, 13);
+	}
+	add_fmt(b, "  %-6s  %-*s %s\n", since, catw, r->cat, r->label);
+}
+
+/* Where the regions' time went (tr2_split), after a blank line: a row per
+ * region with a split since its enter, and one for those entered before
+ * the counting began (since: "attach"); nothing when none has one. */
+static void format_splits(struct tr2_buf *b, const struct row *r, int nreg, int catw)
+{
+	int any = 0;
+
+	for (int i = 0; i < nreg; i++)
+		any |= r[i].v.split.count || r[i].v.split_before.count;
+	if (!any)
+		return;
+	add_fmt(b, "\n%9s %10s %10s %10s %10s %10s %13s %13s %13s %13s  %-6s  %-*s %s\n", "count", "total",
+		"on_cpu", "runnable", "blocked", "asleep", "on_cpu/call", "runnable/call", "blocked/call",
+		"asleep/call", "since", catw, "category", "label");
+	for (int i = 0; i < nreg; i++) {
+		if (r[i].v.split.count)
+			split_row(b, &r[i].v.split, "enter", catw, &r[i]);
+		if (r[i].v.split_before.count)
+			split_row(b, &r[i].v.split_before, "attach", catw, &r[i]);
+	}
+}
+
+/* A split as JSON: ,"<name>":{"count":..,"total_ns":..,"<state>_ns":..,
+ * "total":s,"<state>":s,"<state>_per_call":s}. */
+static void json_split(struct tr2_buf *js, const char *name, const struct tr2_split *sp)
+{
+	add_fmt(js, ",\"%s\":{\"count\":%llu,\"total_ns\":%lld", name, (unsigned long long)sp->count,
+		(long long)sp->wall);
+	for (int i = 0; i < TR2_STATE__COUNT; i++)
+		add_fmt(js, ",\"%s_ns\":%lld", tr2_state_name(i), (long long)sp->ns[i]);
+	add_json_secs(js, "total", sp->wall);
+	for (int i = 0; i < TR2_STATE__COUNT; i++)
+		add_json_secs(js, tr2_state_name(i), sp->ns[i]);
+	for (int i = 0; i < TR2_STATE__COUNT; i++) {
+		add_fmt(js, ",\"%s_per_call\":", tr2_state_name(i));
+		add_secs(js, sp->count ? sp->ns[i] / (int64_t)sp->count : 0, 0);
+	}
+	tr2_buf_putc(js, '}');
+}
+
 static void format_process(struct tr2_summary *s, struct tr2_buf *b, struct tr2_buf *js,
 			   const struct row *r, int n)
 {
@@ -759,6 +833,7 @@ static void format_process(struct tr2_summary *s, struct tr2_buf *b, struct tr2_
 				(long long)v->sum, (long long)v->min, (long long)v->max, (long long)v->last,
 				catw, r[i].cat, r[i].label);
 		}
+		format_splits(b, r, nreg, catw);
 		for (int i = 0; s->hist && i < nreg; i++) {
 			if (!r[i].v.count)
 				continue;
@@ -793,6 +868,10 @@ static void format_process(struct tr2_summary *s, struct tr2_buf *b, struct tr2_
 			add_json_secs(js, "p50", tr2_hist_percentile(v->hist, v->count, v->min, v->max, 50));
 			add_json_secs(js, "p99", tr2_hist_percentile(v->hist, v->count, v->min, v->max, 99));
 		}
+		if (v->split.count)
+			json_split(js, "split", &v->split);
+		if (v->split_before.count)
+			json_split(js, "split_before", &v->split_before);
 		tr2_buf_addlit(js, ",\"hist\":[");
 		first = 1;
 		for (int j = 0; j < TR2_HIST_SLOTS; j++) {

@@ -34,6 +34,14 @@ struct tr2_summary;
 /* Keys kept by default (tr2_summary_set_keys). */
 #define TR2_SUMMARY_KEYS 8192
 
+/* Regions' time split by scheduler state (tr2_event.h, has_split): how
+ * many, their time (ns) and its parts per enum tr2_state (ns). */
+struct tr2_split {
+	uint64_t count;
+	int64_t wall;
+	int64_t ns[TR2_STATE__COUNT];
+};
+
 /* The aggregate of one (process, kind, category, label or key). */
 struct tr2_agg {
 	uint64_t count;      /* regions: closed (enter and leave seen); data: values */
@@ -43,6 +51,8 @@ struct tr2_agg {
 	uint64_t open;       /* regions entered and not left yet */
 	uint64_t before;     /* regions left that were entered before the attach (no duration) */
 	uint64_t hist[TR2_HIST_SLOTS];   /* regions: durations per log2 slot */
+	struct tr2_split split;          /* regions left with a split, since their enter */
+	struct tr2_split split_before;   /* `before` regions with a split, since the counting began */
 };
 
 /*
@@ -67,8 +77,8 @@ int64_t tr2_hist_percentile(const uint64_t *hist, uint64_t count, int64_t min, i
 void tr2_hist_print(struct tr2_buf *b, const uint64_t *hist, int nslots, const char *unit);
 
 /* Adds the aggregate `from` into `into` (the same strings in another
- * process): counts, sums, open, before and histograms add, min and max
- * combine, `last` is taken from `from` when it has values. */
+ * process): counts, sums, open, before, histograms and splits add, min
+ * and max combine, `last` is taken from `from` when it has values. */
 void tr2_agg_merge(struct tr2_agg *into, const struct tr2_agg *from);
 
 /*
@@ -120,7 +130,8 @@ void tr2_summary_set_per_program(struct tr2_summary *s, int on);
  *  - region_enter: one more open region of (category, label);
  *  - region_leave with has_t_rel: a closed region of its (category, label),
  *    t_rel_ns long (one less open, when one is); without: a region entered
- *    before the attach (`before`, no duration);
+ *    before the attach (`before`, no duration); with has_split, its split
+ *    too (split_since_trace: into split_before);
  *  - data with has_intval: intval, a value of (category, key);
  *  - cmd_name: the process's name (ev->name); start: argv[0], a name when
  *    there is no cmd_name.

@@ -94,6 +94,25 @@ uint64_t tr2_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+char tr2_state_letter(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');   /* after the command name, which may hold anything */
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
 /* Whether the process has exited (a zombie counts): its pidfd is readable. */
 int tr2_gone(pid_t pid)
 {

@@ -141,6 +141,12 @@ void tr2_tracer_serve(struct tracer *tr);
 /* Adds pid to tr->procs (once). */
 void tr2_tracer_add_proc(struct tracer *tr, pid_t pid);
 
+/* The state letter of thread tid of process pid (proc(5), its stat's
+ * third field: 'R' running or runnable, 'S', 'D', 'T' stopped, 't'
+ * stopped by a debugger...; the main thread's, tid pid, is the
+ * process's), or 0 when it cannot be read. */
+char tr2_state_letter(pid_t pid, pid_t tid);
+
 /* Whether the process has exited (a zombie counts). */
 int tr2_gone(pid_t pid);
 

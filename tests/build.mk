@@ -55,6 +55,11 @@ test-batch: all ; tests/e2e/batch.sh
 test-record: all ; tests/e2e/record.sh
 TESTS += test-record
 
+# Where regions' time went: on CPU, runnable, D, S (issue 35)
+.PHONY: test-sched
+test-sched: all ; tests/e2e/sched.sh
+TESTS += test-sched
+
 # -- CMD as a parent: what CMD inherits, -u USER, tr2-bpf ending first
 test-cmd: all ; tests/e2e/cmd.sh
 

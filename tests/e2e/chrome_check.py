@@ -15,7 +15,13 @@ TRACE.json is parsed with Python's json module.  Checked:
     region_enter and region_leave "<category>:<label>", data and data_json
     "<category>/<key>",
     timer and counter "<category>/<name>", child_exit a "child:" slice, every
-    other line its event name.
+    other line its event name;
+  - thread-state tracks ("X" slices of "cat" "thread_state", on tracks of
+    their own, left out of the above): one of the four names, and none
+    overlaps the next (within 0.5 us: a float64 of ~1.8e15 us holds quarters);
+  - a region's split ("E" or "X" args "<state>_us") adds up to its
+    duration within 1 % or 100 us (from the enter; "split_since_trace"
+    ones from the counting's start, no more than the duration).
 Prints one line per problem and exits 1 when there is any; prints
 "chrome_check: ok, N events, M threads" otherwise.
 """
@@ -51,6 +57,25 @@ def perf_names(path):
     return want
 
 
+STATES = ("Running", "Runnable", "Uninterruptible Sleep", "Sleeping")
+SPLIT = ("on_cpu_us", "runnable_us", "blocked_us", "asleep_us")
+
+
+def check_split(problems, where, args, dur):
+    """A region's split adds up to its duration dur (us)."""
+    if not any(k in args for k in SPLIT):
+        return
+    if not all(k in args for k in SPLIT):
+        fail(problems, where + ": a split without all four states")
+        return
+    total = sum(args[k] for k in SPLIT)
+    if args.get("split_since_trace"):
+        if total > dur + 0.01:
+            fail(problems, where + ": split %.3f us, more than its %.3f us" % (total, dur))
+    elif abs(total - dur) > max(0.01 * dur, 100):
+        fail(problems, where + ": split %.3f us, duration %.3f us" % (total, dur))
+
+
 def main():
     trace_path, perf_path = sys.argv[1:3]
     problems = []
@@ -61,7 +86,8 @@ def main():
         return 1
 
     thread_names = {}
-    stacks = {}        # (pid, tid) -> [(name, start)]
+    states = {}        # (pid, tid) -> [(start, end, name)] of a thread-state track
+    stacks = {}        # (pid, tid) -> [(name, start, its args)]
     slices = {}        # (pid, tid) -> [(start, end, name)]
     got = {}           # thread name -> [name], all processes' threads of that name in file order
     for i, ev in enumerate(events):
@@ -86,6 +112,11 @@ def main():
             continue
         if ph in ("s", "f"):
             continue
+        if ph == "X" and ev.get("cat") == "thread_state":
+            if ev["name"] not in STATES:
+                fail(problems, where + ": not a thread state")
+            states.setdefault(key, []).append((ev["ts"], ev["ts"] + ev["dur"], ev["name"]))
+            continue
         if ph == "B":
             stacks.setdefault(key, []).append((ev["name"], ev["ts"]))
         elif ph == "E":
@@ -97,8 +128,10 @@ def main():
             if name != ev["name"]:
                 fail(problems, where + ": E of %r closes B of %r" % (ev["name"], name))
             slices.setdefault(key, []).append((start, ev["ts"], name))
+            check_split(problems, where, ev.get("args", {}), ev["ts"] - start)
         elif ph == "X":
             slices.setdefault(key, []).append((ev["ts"], ev["ts"] + ev["dur"], ev["name"]))
+            check_split(problems, where, ev.get("args", {}), ev["dur"])
         name = ev["name"]
         if ph == "X" and name.startswith("child:"):
             name = "child:"
@@ -116,6 +149,12 @@ def main():
             if open_ends and end > open_ends[-1][0]:
                 fail(problems, "thread %s: %r overlaps %r partly" % (key, name, open_ends[-1][1]))
             open_ends.append((end, name))
+
+    for key, sl in states.items():
+        sl.sort()
+        for (_, end, name), (start, _, next_name) in zip(sl, sl[1:]):
+            if start < end - 0.5:
+                fail(problems, "state track %s: %r overlaps %r" % (key, name, next_name))
 
     want = perf_names(perf_path)
     for thread in sorted(set(want) | set(got)):

@@ -4,7 +4,9 @@
 #  1. The same run written live and recorded: tr2-fmt's output of the
 #     recording equals each live format and view, byte for byte (--normal,
 #     --perf, --event, --chrome, --folded, --summary --hist, --category,
-#     --brief), for threads, a child, and exec'd and forked processes.
+#     --brief), for threads, a child, and exec'd and forked processes;
+#     --record alone keeps the split of region time (issue 35) for tr2-fmt's
+#     --summary and --chrome, --no-split does not.
 #  2. A flood under --record: tr2-bpf's N + M is what the program made, and
 #     tr2-fmt formats the N it recorded.
 #  3. Bounded: --record-size stops the trace, says so, and the file stays
@@ -81,6 +83,19 @@ formats brief --brief
 # version, start, cmd_name, exit, atexit
 expect_eq "tr2-fmt --category overrides the recording's: no spin lines, the 5 others" \
 	"0 5" "$(grep -c 'label:tick' "$T/brief.none") $(wc -l < "$T/brief.none")"
+
+# --record alone: the split of region time is recorded too (unless --no-split),
+# for tr2-fmt's --summary and --chrome to show it later
+"$BPF" --record="$T/alone.rec" -- sh -c "exec $B/examples/dirscan -j 2 examples > /dev/null" 2> /dev/null
+"$FMT" --summary "$T/alone.rec" > "$T/alone.sum" 2> /dev/null
+"$FMT" --chrome "$T/alone.rec" > "$T/alone.chrome" 2> /dev/null
+expect_eq "--record alone: tr2-fmt --summary has the split, --chrome a thread-state track" "yes yes" \
+	"$(grep -q on_cpu "$T/alone.sum" && echo yes || echo no) $(grep -q ' states"' "$T/alone.chrome" && echo yes || echo no)"
+"$BPF" --record="$T/nosplit.rec" --no-split -- sh -c "exec $B/examples/dirscan -j 2 examples > /dev/null" 2> /dev/null
+"$FMT" --summary "$T/nosplit.rec" > "$T/nosplit.sum" 2> /dev/null
+"$FMT" --chrome "$T/nosplit.rec" > "$T/nosplit.chrome" 2> /dev/null
+expect_eq "--record --no-split: neither" "no no" \
+	"$(grep -q on_cpu "$T/nosplit.sum" && echo yes || echo no) $(grep -q ' states"' "$T/nosplit.chrome" && echo yes || echo no)"
 
 # ===== 2. A flood, recorded ================================================
 "$BPF" --record="$T/flood.rec" -- "$STRESS" flood 2 200000 > "$T/flood.out" 2> "$T/flood.err"

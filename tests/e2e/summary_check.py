@@ -23,7 +23,10 @@
       before, data values; regions sorted by total, largest first; with --hist,
       each histogram's counts sum to the row's count and match the JSON's;
       each block's title "pid <pid> <name>", or per program
-      "program <name>: <N> process[es]".
+      "program <name>: <N> process[es]"; where regions have a split by
+      scheduler state, the split table after a blank line: its header, then
+      per region (in the table's order) a row of its "split" (since "enter")
+      and one of its "split_before" (since "attach"), whole lines.
 """
 import json
 import os
@@ -188,6 +191,27 @@ def perf(path, perf_paths):
     return 1 if bad else 0
 
 
+STATES = ("on_cpu", "runnable", "blocked", "asleep")
+
+
+def split_rows(regions, catw):
+    """The split table's lines for a block's regions (none: no split)."""
+    rows = []
+    for r in regions:
+        for key, since in (("split", "enter"), ("split_before", "attach")):
+            sp = r.get(key)
+            if not sp:
+                continue
+            cols = ["%10s" % secs(sp["total_ns"])] + ["%10s" % secs(sp[s + "_ns"]) for s in STATES]
+            cols += ["%13s" % secs(sp[s + "_ns"] // sp["count"]) for s in STATES]
+            rows.append("%9d %s  %-6s  %-*s %s" % (sp["count"], " ".join(cols), since, catw, r["category"],
+                                                   r["label"]))
+    if not rows:
+        return []
+    return ["    count      total     on_cpu   runnable    blocked     asleep   on_cpu/call runnable/call"
+            "  blocked/call   asleep/call  since   %-*s label" % (catw, "category")] + rows
+
+
 def table(path, text_path):
     bad = []
     ds = docs(path)
@@ -227,6 +251,9 @@ def table(path, text_path):
             for r in p["data"]:
                 want.append("%9d %10d %10d %10d %10d  %-*s %s" % (r["count"], r["sum"], r["min"], r["max"],
                                                                   r["last"], catw, r["category"], r["key"]))
+            splits = split_rows(p["regions"], catw)
+            if splits:
+                want += [""] + splits
             if lines[1:1 + len(want)] != want:
                 bad.append("%s: table\n%s\nwant\n%s" % (title(p), "\n".join(lines[1:1 + len(want)]),
                                                              "\n".join(want)))

@@ -117,8 +117,27 @@ text() { python3 -c 'import html, re, sys
 s = re.sub(r"<(style|script)\b.*?</\1>", "", sys.stdin.read(), flags=re.S)
 print("\n".join(html.unescape(t).strip() for t in re.split(r"<[^>]+>", s) if t.strip()))'; }
 
-# complaints: speedscope's console lines that mean it did not take the input as it is
-complaints() { grep -E 'Tried to end|still open|Failed|rror' "$T/console" | grep -v WebGL; }
+# complaints: speedscope's console lines that mean it did not take the input
+# as it is.  But one: an "E" whose args are its "B"'s and a region's split
+# by scheduler state (tr2-bpf(1), WHERE THE TIME WENT), which Perfetto and
+# chrome://tracing merge into the slice's args, and speedscope, which
+# matches an "E" to its "B" by name and args, ends as that "B" (as it says).
+complaints() {
+	python3 - "$T/chromium.err" <<-'PY' | grep -E 'Tried to end|still open|Failed|rror' | grep -v WebGL
+	import re, sys
+	split = re.compile(r',"on_cpu_us":[0-9.]+,"runnable_us":[0-9.]+,"blocked_us":[0-9.]+,"asleep_us":[0-9.]+'
+	                   r'(,"split_since_trace":true)?')
+	for line in open(sys.argv[1], errors="replace"):
+	    m = re.search(r'INFO:CONSOLE[^"]*"(.*)", source:', line)
+	    if not m:
+	        continue
+	    e = re.fullmatch(r'ts=[0-9.]+: Tried to end "(.*)" when "(.*)" was on the top of the stack\. Ending (.*) instead\.',
+	                     m.group(1))
+	    if e and split.sub("", e.group(1)) == e.group(2) == e.group(3):
+	        continue
+	    print(m.group(1))
+	PY
+}
 
 # sandwich FILE NAME IMPORTER WHAT: loads FILE as NAME into speedscope's
 # sandwich view (a table of every frame, and the list of profiles); checks

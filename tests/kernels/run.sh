@@ -22,16 +22,18 @@ build=${1:-build}
 #    buffers, exec and exit drains), reliability (trees of processes,
 #    anchors before 6.12): every kernel;
 #  - harm, concurrent, host, summary: 6.1, and host on 5.10 too (thread
-#    state in a hash map, -a's per-CPU enables).
+#    state in a hash map, -a's per-CPU enables);
+#  - sched (the scheduler's events, sched_switch's prev_state from 5.18,
+#    the task state's name before 5.14): every kernel.
 suites_for() {
 	if [ -n "${KERNEL_SUITES:-}" ]; then
 		echo "$KERNEL_SUITES"
 		return
 	fi
 	case $1 in
-	5.10.*) echo run batch reliability host ;;
-	6.1.*) echo run batch reliability harm concurrent host summary ;;
-	*) echo run batch reliability ;;
+	5.10.*) echo run batch reliability host sched ;;
+	6.1.*) echo run batch reliability harm concurrent host summary sched ;;
+	*) echo run batch reliability sched ;;
 	esac
 }
 

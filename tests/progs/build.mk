@@ -138,3 +138,12 @@ $(TEST_PROGS_DIR)/tr2_hostile: tests/progs/tr2_hostile.c tests/progs/tr2_find_tb
 			       usdt/trace2.h bpf/tr2_record.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a
+
+# tr2_sched: four regions of known shape for tests/e2e/sched.sh (where a
+# region's time went: on CPU, runnable, blocked, asleep).
+TEST_PROGS += $(TEST_PROGS_DIR)/tr2_sched
+ALL += $(TEST_PROGS_DIR)/tr2_sched
+
+$(TEST_PROGS_DIR)/tr2_sched: tests/progs/tr2_sched.c $(BUILD)/libtr2.a usdt/trace2.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ $< $(BUILD)/libtr2.a

@@ -220,6 +220,53 @@ static void test_chrome_before_trace(void **state)
 	free(out);
 }
 
+/* A region's split by scheduler state: in its E's args after its B's;
+ * the thread's states on a track of their own under it, "X" slices. */
+static void test_chrome_split(void **state)
+{
+	struct tr2_target t;
+	char path[64];
+	char *out, *e;
+	struct tr2_ev ev;
+
+	(void)state;
+	open_target(&t, &tr2_tgt_chrome, path, false);
+	ev = ev_at(TR2_EV_REGION_ENTER, "main", 10, 0);
+	ev.category = "io";
+	ev.label = "read";
+	tr2_target_emit(&t, &ev);
+	ev = ev_at(TR2_EV_THREAD_STATE, "main", 10, 0);
+	ev.file = NULL;
+	ev.state = TR2_STATE_CPU;
+	ev.dur_ns = 2500;
+	tr2_target_emit(&t, &ev);
+	ev = ev_at(TR2_EV_THREAD_STATE, "main", 12, 500);
+	ev.file = NULL;
+	ev.state = TR2_STATE_BLOCKED;
+	ev.dur_ns = 27500;
+	tr2_target_emit(&t, &ev);
+	ev = ev_at(TR2_EV_REGION_LEAVE, "main", 40, 0);
+	ev.category = "io";
+	ev.label = "read";
+	ev.has_split = true;
+	ev.split_wall_ns = 30000;
+	ev.split_ns[TR2_STATE_CPU] = 2500;
+	ev.split_ns[TR2_STATE_BLOCKED] = 27500;
+	tr2_target_emit(&t, &ev);
+	out = finish_and_read(&t, path);
+	e = strstr(out, ",{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":" TS "010.000,\"pid\":3823,\"tid\":4194305");
+	assert_non_null(e);
+	assert_string_equal(e,
+",{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":" TS "010.000,\"pid\":3823,\"tid\":4194305,\"args\":{\"name\":\"main states\"}}\n"
+",{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":" TS "010.000,\"pid\":3823,\"tid\":3823,\"args\":{\"sort_index\":0}}\n"
+",{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":" TS "010.000,\"pid\":3823,\"tid\":4194305,\"args\":{\"sort_index\":1}}\n"
+",{\"name\":\"Running\",\"ph\":\"X\",\"ts\":" TS "010.000,\"pid\":3823,\"tid\":4194305,\"dur\":2.000,\"cat\":\"thread_state\",\"cname\":\"thread_state_running\"}\n"
+",{\"name\":\"Uninterruptible Sleep\",\"ph\":\"X\",\"ts\":" TS "012.000,\"pid\":3823,\"tid\":4194305,\"dur\":28.000,\"cat\":\"thread_state\",\"cname\":\"thread_state_uninterruptible\"}\n"
+",{\"name\":\"io:read\",\"ph\":\"E\",\"ts\":" TS "040.000,\"pid\":3823,\"tid\":3823,\"args\":{\"file\":\"t.c\",\"line\":30,\"on_cpu_us\":2.500,\"runnable_us\":0.000,\"blocked_us\":27.500,\"asleep_us\":0.000}}\n"
+"]\n");
+	free(out);
+}
+
 /* Nothing traced: still a JSON array. */
 static void test_chrome_empty(void **state)
 {
@@ -377,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_chrome_lines),
 		cmocka_unit_test(test_chrome_flow),
 		cmocka_unit_test(test_chrome_before_trace),
+		cmocka_unit_test(test_chrome_split),
 		cmocka_unit_test(test_chrome_empty),
 		cmocka_unit_test(test_chrome_per_process),
 		cmocka_unit_test(test_chrome_end_process),

@@ -26,6 +26,13 @@ static void sink_emit(void *ctx, uint32_t pid, const struct tr2_ev *ev)
 
 	if (tr2_tgt_perf.fn[ev->kind])
 		tr2_tgt_perf.fn[ev->kind](&o->lines, ev, &opts);
+	if (ev->has_split)   /* the split, after its leave's line */
+		tr2_buf_addf(&o->lines, "  split%s %lld: %lld %lld %lld %lld\n", ev->split_since_trace ? " since trace" : "",
+			     (long long)ev->split_wall_ns, (long long)ev->split_ns[0], (long long)ev->split_ns[1],
+			     (long long)ev->split_ns[2], (long long)ev->split_ns[3]);
+	if (ev->kind == TR2_EV_THREAD_STATE)
+		tr2_buf_addf(&o->lines, "%s state %s at %lld for %lld\n", ev->thread, tr2_state_name(ev->state),   /* µs, ns */
+			     (long long)(ev->time_us - MONO_TO_REAL / 1000), (long long)ev->dur_ns);
 	for (i = 0; i < o->nsids && strcmp(o->sids[i], ev->sid); i++)
 		;
 	if (i == o->nsids && i < 8)
@@ -154,6 +161,68 @@ static void test_before_attach_and_gap(void **state)
 	free(o.lines.p);
 }
 
+/* A region's split by scheduler state: the thread's counts at its
+ * leave less those at its enter, on the CPU growing with the call's time
+ * (the session's set_sched gives them so); a region entered before the
+ * counting began, since the counting's origin; none where either is
+ * unknown (another origin: the thread's counting began anew).  The
+ * thread's stretches off the CPU as thread_state events, also after its
+ * thread_exit, not before its process's first event. */
+static void test_split(void **state)
+{
+	struct out o;
+	struct tr2_model *m = model(&o);
+	struct tr2_sched_period sp = { .state = TR2_STATE_BLOCKED, .run_ns = 1000 * MS, .off_ns = 1002 * MS,
+				       .woken_ns = 1005 * MS, .in_ns = 1006 * MS };
+	struct tr2_call c;
+
+	tr2_model_sched(m, 100, 100, &sp);   /* no event yet: nothing */
+	thread(m, 100, 100, 1000 * MS, 0, "", NULL);
+	c = call(TRACE2__P_region_leave, 100, 100, 1001 * MS);
+	c.s[0] = "cat";
+	c.s[1] = "before";
+	c.sched_origin_ns = 1000 * MS;
+	c.sched_ns[TR2_STATE_CPU] = 1 * MS;
+	tr2_model_call(m, &c);
+	c.probe = TRACE2__P_region_enter;
+	c.s[1] = "io";
+	tr2_model_call(m, &c);
+	c.probe = TRACE2__P_region_leave;
+	c.ts_ns = 1008 * MS;
+	c.sched_ns[TR2_STATE_CPU] = 4 * MS;
+	c.sched_ns[TR2_STATE_RUNNABLE] = 1 * MS;
+	c.sched_ns[TR2_STATE_BLOCKED] = 3 * MS;
+	tr2_model_call(m, &c);
+	c.probe = TRACE2__P_region_enter;
+	tr2_model_call(m, &c);
+	c.probe = TRACE2__P_region_leave;
+	c.ts_ns = 1009 * MS;
+	c.sched_origin_ns = 1008 * MS;   /* counted anew: no split */
+	tr2_model_call(m, &c);
+	tr2_model_sched(m, 100, 100, &sp);
+	tr2_model_call(m, &(struct tr2_call){ .probe = TRACE2__P_thread_exit, .pid = 100, .tid = 100,
+					      .ts_ns = 1010 * MS });
+	sp.state = TR2_STATE_CPU;
+	sp.off_ns = sp.woken_ns = sp.in_ns = 1011 * MS;
+	tr2_model_sched(m, 100, 100, &sp);
+	ASSERT_LINES(&o,
+		"d0 | main                     | region_leave |     |  0.001000 |           | cat          | label:before\n"
+		"  split since trace 1000000: 1000000 0 0 0\n"
+		"d0 | main                     | region_enter |     |  0.001000 |           | cat          | label:io\n"
+		"d0 | main                     | region_leave |     |  0.008000 |  0.007000 | cat          | label:io\n"
+		"  split 7000000: 3000000 1000000 3000000 0\n"
+		"d0 | main                     | region_enter |     |  0.008000 |           | cat          | label:io\n"
+		"d0 | main                     | region_leave |     |  0.009000 |  0.001000 | cat          | label:io\n"
+		"main state on_cpu at 1000000 for 2000000\n"
+		"main state blocked at 1002000 for 3000000\n"
+		"main state runnable at 1005000 for 1000000\n"
+		"d0 | main                     | thread_exit  |     |  0.010000 |  0.010000 |              | \n"
+		"main state on_cpu at 1000000 for 11000000\n");
+	assert_int_equal(tr2_model_events(m), 6);
+	tr2_model_free(m);
+	free(o.lines.p);
+}
+
 /* The sid: the program's own when it gave one; else made, under the
  * parent's for a forked child, under the old one's after exec; a stream
  * that ends without atexit ends in the targets. */
@@ -255,6 +324,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_regions_and_threads),
 		cmocka_unit_test(test_before_attach_and_gap),
+		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_sids),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_kept),
