@@ -199,13 +199,23 @@ def thread_of(fmt, line):
     return None
 
 
+def processes_in(lines):
+    """How many processes wrote a file: its atexit and signal lines.  More
+    than one where a child forked without exec went on in its parent's file
+    (git maintenance --detach): git's child writes into the file descriptor
+    it inherited, and tr2-bpf puts it in the same file."""
+    return sum(1 for x in lines if event_name(x) in ("atexit", "signal"))
+
+
 def diff_threads(fmt, a, b):
     """diff(), thread by thread: lines of different threads may come in
     either order (git writes them as its threads run; tr2-bpf as their
     records come in).  NORMAL has no thread column: its lines may be in
-    another order as long as they are the same lines."""
-    if fmt == "normal":
-        return [] if sorted(a) == sorted(b) else diff(fmt, a, b)
+    another order as long as they are the same lines; nor has a file that
+    two processes wrote at once any order between their lines (both are
+    "main"), which is a race in git's own file too."""
+    if fmt == "normal" or max(processes_in(a), processes_in(b)) > 1:
+        return [] if sorted(a) == sorted(b) else diff(fmt, sorted(a), sorted(b))
     out = []
     for t in sorted(set(thread_of(fmt, x) or b"" for x in a + b)):
         out += diff(fmt, [x for x in a if (thread_of(fmt, x) or b"") == t],
