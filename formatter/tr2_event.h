@@ -87,6 +87,9 @@ struct tr2_ev {
 				destination, a process of a view): the number the model gives each
 				process session (tr2-bpf: a process as the kernel knows it, whatever
 				sid it claims); 0 where the sid alone tells processes apart (tr2-fmt) */
+	bool stream_goes_on; /* atexit, signal: a process forked from this one without exec
+				writes this stream still (git's child writes into the file it
+				inherited): a per-process destination keeps it open */
 	const char *thread;  /* "main" or "th%02d:<base>", at most 24 bytes (git's TR2_MAX_THREAD_NAME) */
 	int64_t time_us;     /* wall-clock time of the event, µs since the Unix epoch (UTC) */
 	int time_ns;         /* the ns past time_us, 0..999, where the producer knows them

@@ -63,6 +63,33 @@ struct tr2_proc *tr2_model_proc(struct tr2_model *m, uint32_t pid)
 	return p;
 }
 
+/* p is done with the stream it shares: true when others may write it
+ * still; else the stream ends, here when end_now (after an atexit or
+ * signal event the target ends it itself). */
+static bool leave_shared(struct tr2_model *m, struct tr2_proc *p, bool end_now)
+{
+	struct tr2_shared *s = p->shared;
+
+	p->shared = NULL;
+	if (--s->writers > 0) {
+		p->left = true;
+		return true;
+	}
+	if (end_now && m->sink.end)
+		m->sink.end(m->sink.ctx, s->sid, s->stream);
+	free(s->sid);
+	free(s);
+	return false;
+}
+
+/* p starts a stream of its own: it will not write the one it shared. */
+static void drop_share(struct tr2_model *m, struct tr2_proc *p)
+{
+	if (p->shared)
+		leave_shared(m, p, true);
+	p->left = false;
+}
+
 /* The process's sid (git's tr2_sid.c): under its session before exec, or
  * else the nearest ancestor's that wrote events, as GIT_TRACE2_PARENT_SID
  * would have made it. */
@@ -75,6 +102,7 @@ static void make_sid(struct tr2_model *m, struct tr2_proc *p)
 	int hops;
 
 	set_parent(m, p);
+	drop_share(m, p);
 	for (q = p->parent, hops = 0; !parent && q && hops < 64; q = q->parent, hops++)
 		if (q->sid)
 			parent = q->sid;
@@ -194,19 +222,25 @@ static char **dup_vec(const char *const *v)
 	return out;
 }
 
-/* Process p, forked without exec from parent q, continues q's session. */
+/* Process p, forked without exec from parent q, continues q's session:
+ * in q's stream when the kernel's fork record gave it a share of it (git's
+ * child writes into the file it inherited), else in one of its own. */
 static void continue_session(struct tr2_model *m, struct tr2_proc *p, const struct tr2_proc *q)
 {
 	struct tr2_thread *from = tr2_thread_find(m, q->pid), *main;
 
-	p->sid = xstrdup(q->sid);
-	p->stream = ++m->streams;
+	p->sid = xstrdup(p->shared ? p->shared->sid : q->sid);
+	p->stream = p->shared ? p->shared->stream : ++m->streams;
+	main = tr2_thread_get(m, p, p->pid);
+	/* q may have exec'd since the fork: a new session, not p's */
+	if (!q->sid || strcmp(q->sid, p->sid))
+		return;
 	p->start_ns = q->start_ns;
 	p->evt = q->evt ? xstrdup(q->evt) : NULL;
 	p->hierarchy = q->hierarchy ? xstrdup(q->hierarchy) : NULL;
-	main = tr2_thread_get(m, p, p->pid);
 	main->start_ns = p->start_ns;
-	if (from && from->proc == q)
+	/* with a share, it has the regions q had at the fork */
+	if (!p->shared && from && from->proc == q)
 		tr2_thread_copy_regions(main, from);
 }
 
@@ -218,12 +252,14 @@ void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info)
 	if (!p->ppid)
 		p->ppid = info->ppid;
 	set_parent(m, p);
-	if (info->forked && !p->sid && p->parent && p->parent->sid && p->parent->pid == info->ppid)
+	if (info->forked && !p->sid && p->parent &&
+	    (p->shared || (p->parent->sid && p->parent->pid == info->ppid)))
 		continue_session(m, p, p->parent);
 	if (!p->start_ns)
 		p->start_ns = sane_start(info->proc_start_ns, info->thread_start_ns);
 	if (info->sid && *info->sid && !p->sid) {
 		/* a claim: its lines say it, its stream is its own */
+		drop_share(m, p);
 		p->sid = xstrdup(info->sid);
 		p->stream = ++m->streams;
 	}
@@ -480,6 +516,10 @@ void tr2_model_call(struct tr2_model *m, const struct tr2_call *c)
 		t->start_ns = c->ts_ns;
 		tr2_thread_name(t, c->id, c->s[0]);
 	}
+	/* git ends the regions a thread or an exit left open before it
+	 * writes its metrics and thread_exit or atexit (tr2tls_pop_unwind_self) */
+	if (c->probe == TRACE2__P_thread_exit || c->probe == TRACE2__P_atexit)
+		t->depth = 0;
 	/* the thread's metrics end before its last event */
 	if (c->probe == TRACE2__P_thread_exit || c->probe == TRACE2__P_atexit)
 		tr2_metric_close_thread(m, t, c);
@@ -487,6 +527,8 @@ void tr2_model_call(struct tr2_model *m, const struct tr2_call *c)
 		tr2_metric_final(m, t, c);
 	tr2_model_ev_init(m, &ev, kind_of[c->probe], t, c->file, c->line, c->ts_ns);
 	fill(m, &ev, t, c, num);
+	if ((c->probe == TRACE2__P_atexit || c->probe == TRACE2__P_signal) && t->proc->shared)
+		ev.stream_goes_on = leave_shared(m, t->proc, false);
 	tr2_model_emit(m, t->proc, &ev);
 	/* git forgets it: a later call starts afresh; its last stretches
 	 * on a CPU may come still (tr2_model_sched) */
@@ -580,17 +622,39 @@ void tr2_model_paused(struct tr2_model *m, uint64_t from_ns, uint64_t to_ns)
 
 void tr2_model_fork(struct tr2_model *m, uint32_t pid, uint32_t ppid, uint64_t start_ns)
 {
-	struct tr2_proc *p = tr2_model_proc(m, pid);
+	struct tr2_proc *p = tr2_model_proc(m, pid), *q;
+	struct tr2_thread *from;
 
 	p->ppid = ppid;
 	p->start_ns = start_ns;
 	set_parent(m, p);
+	/* the kernel's word that q forked p: until p calls exec, it may go on
+	 * writing q's stream */
+	q = p->parent;
+	if (!q || q->pid != ppid || !q->sid || q->left || p->shared)
+		return;
+	if (!q->shared) {
+		q->shared = xcalloc(1, sizeof(*q->shared));
+		q->shared->sid = xstrdup(q->sid);
+		q->shared->stream = q->stream;
+		q->shared->writers = 1;
+	}
+	p->shared = q->shared;
+	p->shared->writers++;
+	/* its main thread's open regions: q's at the fork (q may have ended
+	 * by the time p makes its first call) */
+	from = tr2_thread_find(m, ppid);
+	if (from && from->proc == q)
+		tr2_thread_copy_regions(tr2_thread_get(m, p, pid), from);
 }
 
-/* Ends p's stream in every target (a no-op for one that has ended). */
+/* Ends p's stream in every target (a no-op for one that has ended), or
+ * p's part of a stream it shares. */
 static void end_stream(struct tr2_model *m, struct tr2_proc *p)
 {
-	if (p->sid && m->sink.end)
+	if (p->shared)
+		leave_shared(m, p, true);
+	else if (p->sid && !p->left && m->sink.end)
 		m->sink.end(m->sink.ctx, p->sid, p->stream);
 }
 
@@ -612,8 +676,8 @@ void tr2_model_exec(struct tr2_model *m, uint32_t pid, uint64_t ts_ns)
 
 	if (t && (t->proc != p || t->exited))
 		t = NULL;
+	end_stream(m, p);   /* or its share of its parent's, unused */
 	if (p->sid) {
-		end_stream(m, p);
 		free(p->exec_parent_sid);
 		p->exec_parent_sid = p->sid;
 		p->sid = NULL;
@@ -621,6 +685,7 @@ void tr2_model_exec(struct tr2_model *m, uint32_t pid, uint64_t ts_ns)
 		p->exec_parent_hierarchy = p->hierarchy;
 		p->hierarchy = NULL;
 	}
+	p->left = false;
 	p->start_ns = ts_ns;
 	p->nstarted = 0;
 	/* exec leaves one thread, the one that called it, renamed to the pid */
@@ -644,6 +709,10 @@ void tr2_model_resumed(struct tr2_model *m, uint32_t pid, uint64_t from_ns, uint
 
 static void free_proc(struct tr2_proc *p)
 {
+	if (p->shared && --p->shared->writers == 0) {
+		free(p->shared->sid);
+		free(p->shared);
+	}
 	tr2_metric_free_proc(p);
 	free(p->sid);
 	free(p->exec_parent_sid);

@@ -84,7 +84,8 @@ void tr2_model_free(struct tr2_model *m);
  * forked without exec (info->forked), its parent's sid, start, EVENT
  * version, cmd_name hierarchy and the main thread's open regions, as git's
  * targets write a child forked without exec (its lines under the parent's
- * sid, t_abs since the parent's start), in a stream of its own. */
+ * sid, t_abs since the parent's start), in its parent's stream when
+ * tr2_model_fork said who forked it, else in a stream of its own. */
 void tr2_model_thread(struct tr2_model *m, const struct tr2_thread_info *info);
 
 /* One runtime call: its events go to the sink (none for timer_start,
@@ -114,7 +115,13 @@ void tr2_model_lost(struct tr2_model *m, uint32_t pid, uint64_t count, uint64_t 
 void tr2_model_paused(struct tr2_model *m, uint64_t from_ns, uint64_t to_ns);
 
 /* tr2-bpf's view of the process tree (the in-process targets have none): */
-/* Process pid was forked by ppid at start_ns. */
+/* Process pid was forked by ppid at start_ns (the kernel says so: tr2-bpf's
+ * fork record).  Until it calls exec, it shares ppid's stream: if it goes on
+ * tracing without exec (tr2_thread_info.forked), its lines go into ppid's
+ * stream, as git's forked child writes into the file it inherited, and that
+ * stream ends when the last of the processes sharing it ends or execs (an
+ * atexit or signal event of one whose stream others may still write has
+ * stream_goes_on set). */
 void tr2_model_fork(struct tr2_model *m, uint32_t pid, uint32_t ppid, uint64_t start_ns);
 /* Process pid called exec at ts_ns: a new program, a new session, child of
  * the old one; the old one's stream ends (sink->end) unless it wrote none. */

@@ -60,6 +60,15 @@ struct tr2_child {
 	uint64_t start_ns;
 };
 
+/* A process's stream that the processes the kernel says it forked may
+ * continue without exec, as git's forked child writes into the file it
+ * inherited: it ends when the last of them is done with it. */
+struct tr2_shared {
+	char *sid;
+	uint64_t stream;
+	int writers;                   /* processes not done with it */
+};
+
 /* A process.  Freed when it is gone and no kept process is its child:
  * children find their parent's sid and hierarchy through `parent`. */
 struct tr2_proc {
@@ -70,6 +79,9 @@ struct tr2_proc {
 	uint64_t start_ns;             /* t_abs counts from here */
 	char *sid;                     /* NULL until its first event, or given */
 	uint64_t stream;               /* its session's number (tr2_ev), given with sid */
+	struct tr2_shared *shared;     /* the stream it may write with the processes it forked
+					  or was forked by (tr2_model_fork); NULL: none */
+	bool left;                     /* it left a shared stream that others write still */
 	uint64_t unmarked;             /* timer and counter uses dropped, not marked yet */
 	char *evt;                     /* the EVENT version its version event gave; NULL: none yet */
 	char *exec_parent_sid;         /* after exec: the session before it */

@@ -40,8 +40,9 @@ int tr2_target_emit(struct tr2_target *t, const struct tr2_ev *ev)
 		}
 	}
 	/* The last event of a process: a directory destination closes its
-	 * file, a socket destination its connection. */
-	if (ev->kind == TR2_EV_ATEXIT || ev->kind == TR2_EV_SIGNAL)
+	 * file, a socket destination its connection, unless a process it
+	 * forked writes them still. */
+	if ((ev->kind == TR2_EV_ATEXIT || ev->kind == TR2_EV_SIGNAL) && !ev->stream_goes_on)
 		tr2_dst_end_process(t->dst, ev->sid, ev->stream);
 	return rc;
 }

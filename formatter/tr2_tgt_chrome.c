@@ -390,7 +390,8 @@ static void fn_naming(struct tr2_buf *b, const struct tr2_ev *ev, const struct t
 }
 
 /* atexit, signal: the process's open regions end here; a per-process file
- * ends too. */
+ * ends too, unless a process it forked writes it still (then it ends as
+ * that one's does). */
 static void fn_end(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr2_tgt_opts *opts)
 {
 	struct ctx c = enter(b, ev, opts);
@@ -404,7 +405,7 @@ static void fn_end(struct tr2_buf *b, const struct tr2_ev *ev, const struct tr2_
 	else
 		arg_int(b, &first, "code", ev->code);
 	args_end(b, &first, ev);
-	if (opts->per_process) {
+	if (opts->per_process && !ev->stream_goes_on) {
 		tr2_buf_addlit(b, "]\n");
 		c.p->started = false;
 	}

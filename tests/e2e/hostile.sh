@@ -183,6 +183,16 @@ $BPF --perf="$T/fork.perf" -- $B/tests/progs/tr2_inproc fork 2> "$T/fork.err"
 python3 tests/e2e/mask.py perf < "$T/fork.perf" | sed "s|$B/|build/|g" > "$T/fork.m"
 same "-- CMD: a child forked without exec: under its parent's sid, as git's own targets write it" \
 	tests/e2e/expected/inproc-fork.perf "$T/fork.m"
+# a directory target: the child's lines in its parent's file, where git's
+# child writes them (the descriptor it inherited); the kernel's fork record
+# says who forked it
+mkdir -p "$T/forkdir"
+$BPF --perf="$T/forkdir/" -- $B/tests/progs/tr2_inproc fork 2> "$T/forkdir.err"
+expect_eq "-- CMD, a directory target: a child forked without exec writes into its parent's file" \
+	1 "$(ls "$T/forkdir" | wc -l)"
+python3 tests/e2e/mask.py perf < "$(ls -d "$T"/forkdir/* | head -1)" | sed "s|$B/|build/|g" > "$T/forkdir.m"
+same "-- CMD, a directory target: that file's lines, as the program's own PERF target writes them" \
+	tests/e2e/expected/inproc-fork.perf "$T/forkdir.m"
 start_tracer "$T/fork" --comm=tr2_inproc
 $B/tests/progs/tr2_inproc fork
 stop_tracer

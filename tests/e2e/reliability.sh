@@ -534,7 +534,9 @@ kill -9 "$cmd" 2>/dev/null
 # output to /dev/null (through sh, which execs it: followed), so that its
 # status is 0.  tr2-bpf stops writing at once, reports the pipe once, counts
 # the lines it could not write, waits for CMD and, CMD's status being 0,
-# exits 125: the trace is not whole.
+# exits 125: the trace is not whole.  The flood goes on meanwhile: what it
+# emits once tr2-bpf has stopped reading may overflow the ring buffer, and is
+# counted as lost (CI's machine lost 26 128 of 200 000 so): any M.
 start=$(date +%s%N)
 timeout $LIMIT $BPF --perf -- sh -c "exec $STRESS flood 4 50000 > /dev/null" 2> "$T/pipe.err" |
 	head -1 > "$T/pipe.out"
@@ -544,8 +546,8 @@ not_hung "closed pipe" $st
 expect_eq "closed pipe: status 125 (CMD's is 0; lines were dropped)" 125 $st
 expect_true "closed pipe: ended promptly (${ms} ms, under $(slow 5) s)" "took ${ms} ms" [ $ms -lt $(slow 5000) ]
 expect_eq "closed pipe: the error, the count, then the summary with it" \
-	"tr2-bpf: cannot write to 'standard output': Broken pipe|tr2-bpf: 'standard output': L lines dropped|tr2-bpf: N events, 0 lost, L lines dropped|" \
-	"$(sed -E 's/^tr2-bpf: [0-9]+ events/tr2-bpf: N events/; s/[0-9]+ lines dropped/L lines dropped/' "$T/pipe.err" | tr '\n' '|')"
+	"tr2-bpf: cannot write to 'standard output': Broken pipe|tr2-bpf: 'standard output': L lines dropped|tr2-bpf: N events, M lost, L lines dropped|" \
+	"$(sed -E 's/^tr2-bpf: [0-9]+ events, [0-9]+ lost/tr2-bpf: N events, M lost/; s/[0-9]+ lines dropped/L lines dropped/' "$T/pipe.err" | tr '\n' '|')"
 expect_true "closed pipe: head got the version line" "$(cat "$T/pipe.out")" grep -q '| version ' "$T/pipe.out"
 
 # A destination that fills up: a 64K tmpfs.  Reported once, and every line

@@ -10,7 +10,7 @@
 # The guest's /tmp/io is a directory of this machine, shared read-write:
 # VM_IO names it (it is kept), else a temporary one.  QEMU_ACCEL (default
 # tcg: on these machines a KVM guest hangs once its kernel starts), VM_CPUS
-# (2), VM_MEM (3G), VM_TIMEOUT (seconds, 3600) override.
+# (2), VM_MEM (3G), VM_TIMEOUT (seconds, 2400) override.
 set -eu
 
 [ $# -ge 2 ] || { echo "usage: $0 KDIR CMD..." >&2; exit 2; }
@@ -98,7 +98,7 @@ printf '%s\n' "$*" > "$io/cmd"
 accel=${QEMU_ACCEL:-tcg}
 cpu=max
 [ "$accel" = kvm ] && cpu=host
-timeout "${VM_TIMEOUT:-3600}" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "${VM_CPUS:-2}" \
+timeout "${VM_TIMEOUT:-2400}" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "${VM_CPUS:-2}" \
 	-m "${VM_MEM:-3G}" -kernel "$kdir/vmlinuz" -initrd "$initrd" \
 	-append "console=ttyS0 quiet loglevel=5 panic=-1 oops=panic softlockup_panic=1" \
 	-nographic -no-reboot -nodefaults -serial stdio \

@@ -16,6 +16,8 @@ struct out {
 	struct tr2_buf lines;
 	char sids[8][256];
 	int nsids, ends;
+	uint64_t streams[8];   /* [pid / 100]: the stream of its last event */
+	char goes_on[8];       /* each atexit's stream_goes_on, '0' or '1' */
 };
 
 static void sink_emit(void *ctx, uint32_t pid, const struct tr2_ev *ev)
@@ -37,6 +39,9 @@ static void sink_emit(void *ctx, uint32_t pid, const struct tr2_ev *ev)
 		;
 	if (i == o->nsids && i < 8)
 		snprintf(o->sids[o->nsids++], sizeof(o->sids[0]), "%s", ev->sid);
+	o->streams[pid / 100 % 8] = ev->stream;
+	if (ev->kind == TR2_EV_ATEXIT && strlen(o->goes_on) < sizeof(o->goes_on) - 1)
+		o->goes_on[strlen(o->goes_on)] = ev->stream_goes_on ? '1' : '0';
 }
 
 static void sink_end(void *ctx, const char *sid, uint64_t stream)
@@ -252,6 +257,52 @@ static void test_sids(void **state)
 	free(o.lines.p);
 }
 
+static void atexit_call(struct tr2_model *m, uint32_t pid, uint64_t ts)
+{
+	tr2_model_call(m, &(struct tr2_call){ .probe = TRACE2__P_atexit, .pid = pid, .tid = pid, .ts_ns = ts });
+}
+
+/* A child forked without exec writes its parent's stream, as git's child
+ * writes the file it inherited: under the parent's sid, t_abs from the
+ * parent's start, in the region open at the fork; its atexit leaves the
+ * stream to the parent, whose atexit ends it.  A child that execs and one
+ * that makes a sid of its own leave it too. */
+static void test_shared_stream(void **state)
+{
+	struct out o;
+	struct tr2_model *m = model(&o);
+	struct tr2_thread_info child = { .pid = 200, .tid = 200, .ppid = 100, .proc_start_ns = 1002 * MS,
+					 .thread_start_ns = 1002 * MS, .forked = true };
+
+	thread(m, 100, 100, 1000 * MS, 0, "", NULL);
+	region(m, TRACE2__P_region_enter, 100, 1001 * MS, "parent");
+	tr2_model_fork(m, 200, 100, 1002 * MS);
+	tr2_model_fork(m, 300, 100, 1002 * MS);
+	tr2_model_fork(m, 400, 100, 1002 * MS);
+	tr2_model_exec(m, 300, 1003 * MS);
+	tr2_model_thread(m, &child);
+	data(m, 200, 1004 * MS, 2);
+	/* no thread info: not known to go on in the session, a sid of its own
+	 * (in the region open at the fork all the same) */
+	data(m, 400, 1004 * MS, 4);
+	atexit_call(m, 200, 1005 * MS);
+	region(m, TRACE2__P_region_leave, 100, 1006 * MS, "parent");
+	atexit_call(m, 100, 1007 * MS);
+	ASSERT_LINES(&o,
+		"d0 | main                     | region_enter |     |  0.001000 |           | cat          | label:parent\n"
+		"d0 | main                     | data         |     |  0.004000 |  0.003000 | cat          | ..k:2\n"
+		"d1 | main                     | data         |     |  0.002000 |  0.003000 | cat          | ..k:4\n"
+		"d0 | main                     | atexit       |     |  0.005000 |           |              | code:0\n"
+		"d0 | main                     | region_leave |     |  0.006000 |  0.005000 | cat          | label:parent\n"
+		"d0 | main                     | atexit       |     |  0.007000 |           |              | code:0\n");
+	assert_int_equal(o.nsids, 2);
+	assert_int_equal(o.streams[2], o.streams[1]);
+	assert_int_not_equal(o.streams[4], o.streams[1]);
+	assert_string_equal(o.goes_on, "10");
+	tr2_model_free(m);
+	free(o.lines.p);
+}
+
 static void metric(struct tr2_model *m, int probe, uint32_t tid, uint64_t ts, uint64_t id, const char *name)
 {
 	struct tr2_call c = call(probe, 100, tid, ts);
@@ -326,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_before_attach_and_gap),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_sids),
+		cmocka_unit_test(test_shared_stream),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_kept),
 	};
