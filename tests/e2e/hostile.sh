@@ -46,6 +46,9 @@ want_victim() {
 start_tracer() {
 	local dir=$1; shift
 	mkdir -p "$dir"
+	# emptied here, not by the background job's redirection: wait_for must
+	# not find the last tracer's line before that job has run
+	: > "$T/tracer.err"
 	$BPF -a --comm=tr2_hostile --event="$dir" "$@" > "$T/tracer.out" 2> "$T/tracer.err" &
 	tracer=$!
 	wait_for "$T/tracer.err" "tracing every process"
