@@ -20,6 +20,8 @@
 #                            rounds of a stress loop a slow machine runs
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 slow() { echo $(($1 * ${TR2_TEST_SLOW:-1})); }
+# emulated: tr2-bpf's guard lets a held process go after 0.9 s times as much
+if [ -n "${TR2_TEST_SLOW:-}" ]; then export TR2_BPF_TEST_HOLD_MAX_MS=$(slow 900); fi
 fewer() { local n=$(($1 / ${TR2_TEST_SLOW:-1})); echo $((n > 0 ? n : 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /'; }
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want: $2" "got:  $3"; fi; }

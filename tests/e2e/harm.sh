@@ -125,6 +125,12 @@ else
 fi
 
 # ===== 2. Liveness ========================================================
+# Emulated (the QEMU guests of make test-kernels, TR2_TEST_SLOW): these
+# checks time a held process against the guard's 0.9 s to 0.2 s, which a
+# CPU ten times slower cannot keep; the guard is the same on every kernel.
+if [ -n "${TR2_TEST_SLOW:-}" ]; then
+	echo "SKIP liveness: emulated CPU (TR2_TEST_SLOW=$TR2_TEST_SLOW): its bounds are tighter than emulation keeps"
+else
 # tr2-bpf holds a process (SIGSTOP) that maps an object it has not looked
 # at, until it has attached; TR2_BPF_TEST_HOLD_DELAY_MS makes it slow to
 # attach, so that the test can stop it or kill it meanwhile.
@@ -216,6 +222,7 @@ kill -STOP $tracer; sleep 1.5; kill -CONT $tracer
 wait $tracer
 expect_true "a process that went on without tr2-bpf: said on stderr" "$(cat "$T/said.err")" \
 	grep -q "^tr2-bpf: [0-9]* processes went on without waiting for tr2-bpf to attach" "$T/said.err"
+fi
 
 # ===== 3. Bystanders ======================================================
 # Two processes of one program: one traced under -- CMD, one beside it.
