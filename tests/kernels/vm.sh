@@ -98,7 +98,13 @@ printf '%s\n' "$*" > "$io/cmd"
 accel=${QEMU_ACCEL:-tcg}
 cpu=max
 [ "$accel" = kvm ] && cpu=host
-timeout "${VM_TIMEOUT:-2400}" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "${VM_CPUS:-2}" \
+# One host thread for all the vCPUs (TCG_THREAD, default single): with a
+# thread each, a vCPU could run an int3 that text_poke_bp had already taken
+# back (tr2-bpf attaching or detaching a scheduler tracepoint), and 6.1 and
+# 6.12 guests locked up or panicked in __schedule within two minutes.
+opt=$accel
+[ "$accel" = tcg ] && opt=tcg,thread=${TCG_THREAD:-single}
+timeout "${VM_TIMEOUT:-2400}" qemu-system-x86_64 -accel "$opt" -cpu "$cpu" -smp "${VM_CPUS:-2}" \
 	-m "${VM_MEM:-3G}" -kernel "$kdir/vmlinuz" -initrd "$initrd" \
 	-append "console=ttyS0 quiet loglevel=5 panic=-1 oops=panic softlockup_panic=1" \
 	-nographic -no-reboot -nodefaults -serial stdio \
