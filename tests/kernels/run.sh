@@ -79,7 +79,8 @@ run_kernel() {
 	rc=$?
 	t1=$(date +%s)
 	grep -E '^(kernel |    )' "$logs.out"
-	last=$(grep -E "^kernel $ver: [0-9]+ passed, [0-9]+ failed$" "$logs.out" | tail -1)
+	# the guest's own totals (not its version in the pattern: 6.12.117+deb12 has a +)
+	last=$(grep -E '^kernel [^ ]+: [0-9]+ passed, [0-9]+ failed$' "$logs.out" | tail -1)
 	p=$(echo "$last" | sed -n 's/.*: \([0-9]*\) passed.*/\1/p')
 	f=$(echo "$last" | sed -n 's/.* \([0-9]*\) failed$/\1/p')
 	if [ -z "$last" ]; then
