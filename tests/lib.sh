@@ -9,6 +9,9 @@
 #   cmd_of TRACER            the pids of tr2-bpf TRACER's children but its
 #                            guard (tr2-guard): -- CMD's process
 #   wait_for FILE TEXT       until FILE holds TEXT (10 s at most); status 1 if never
+#   start_tracer DIR OPTIONS...  $BPF -a OPTIONS writing one EVENT file per
+#                            process into DIR, in the background; its output in
+#                            $T/tracer.out and .err; $tracer set once it traces
 #   need_bpf SUITE TR2BPF    ends the script with a SKIP line and SUITE's
 #                            summary line (status 0) when not root or when the
 #                            kernel offers no BPF; a TR2BPF that cannot trace
@@ -32,6 +35,16 @@ same() {
 wait_for() {
 	for _ in $(seq 1000); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.01; done
 	return 1
+}
+start_tracer() {
+	local dir=$1; shift
+	mkdir -p "$dir"
+	# emptied here, not by the background job's redirection: wait_for must
+	# not find the last tracer's line before that job has run
+	: > "$T/tracer.err"
+	$BPF -a --event="$dir" "$@" > "$T/tracer.out" 2> "$T/tracer.err" &
+	tracer=$!
+	wait_for "$T/tracer.err" "tracing every process"
 }
 cmd_of() { ps -o pid=,comm= --ppid "$1" | awk '$2 != "tr2-guard" { print $1 }'; }
 need_bpf() {

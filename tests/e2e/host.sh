@@ -55,18 +55,6 @@ events() {
 print(" ".join(json.loads(l)["event"] for l in open(sys.argv[1])))' "$1/$f"
 }
 
-# start_tracer DIR OPTIONS...: tr2-bpf -a writing one EVENT file per process
-# into DIR; $tracer set once it traces.
-start_tracer() {
-	local dir=$1; shift
-	mkdir -p "$dir"
-	# emptied here, not by the background job's redirection: wait_for must
-	# not find the last tracer's line before that job has run
-	: > "$T/tracer.err"
-	$BPF -a --event="$dir" "$@" > "$T/tracer.out" 2> "$T/tracer.err" &
-	tracer=$!
-	wait_for "$T/tracer.err" "tracing every process"
-}
 stop_tracer() {
 	kill -INT $tracer
 	wait $tracer

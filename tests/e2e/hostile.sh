@@ -41,18 +41,7 @@ want_victim() {
 	for i in $(seq "$1"); do s="$s region_enter data region_leave"; done
 	echo "$s exit atexit"
 }
-# start_tracer DIR [OPTIONS...]: tr2-bpf -a, one EVENT file per process in
-# DIR, for tr2_hostile only; $tracer set once it traces.
-start_tracer() {
-	local dir=$1; shift
-	mkdir -p "$dir"
-	# emptied here, not by the background job's redirection: wait_for must
-	# not find the last tracer's line before that job has run
-	: > "$T/tracer.err"
-	$BPF -a --comm=tr2_hostile --event="$dir" "$@" > "$T/tracer.out" 2> "$T/tracer.err" &
-	tracer=$!
-	wait_for "$T/tracer.err" "tracing every process"
-}
+# start_tracer (tests/lib.sh), always with --comm=tr2_hostile: only its processes
 stop_tracer() {
 	sleep 0.3
 	kill -INT $tracer
@@ -61,7 +50,7 @@ stop_tracer() {
 }
 
 # ===== 1. a process claims another's sid: each has its own file ===========
-start_tracer "$T/claim"
+start_tracer "$T/claim" --comm=tr2_hostile
 $P/tr2_hostile victim 40 20 > /dev/null & victim=$!
 wait_for <(ls "$T/claim") . ; sleep 0.1
 sid=$(ls "$T/claim")
@@ -75,7 +64,7 @@ expect_eq "a sid claimed by another process: the claimant's lines in a file of t
 expect_eq "a sid claimed by another process: two files" 2 "$(ls "$T/claim" | wc -l)"
 
 # ===== 2. a sid that cannot name a file: a name made from it ==============
-start_tracer "$T/names"
+start_tracer "$T/names" --comm=tr2_hostile
 $NOBODY $P/tr2_hostile claim "$(head -c 600 /dev/zero | tr '\0' s)" 2 > /dev/null
 $NOBODY $P/tr2_hostile claim "../../etc/x" 2 > /dev/null
 $NOBODY $P/tr2_hostile claim "$(printf 'a\tb')" 2 > /dev/null
@@ -87,7 +76,7 @@ expect_eq "sids that cannot name a file: nothing dropped, status 0" "tr2-bpf: 18
 	"$(tail -1 "$T/tracer.err") $tracer_status"
 
 # ===== 3. counts a process writes into its buffer are bounded ============
-start_tracer "$T/counts"
+start_tracer "$T/counts" --comm=tr2_hostile
 $P/tr2_hostile victim 20 20 > /dev/null & victim=$!
 $NOBODY $P/tr2_hostile dropped huge > /dev/null & huge=$!
 $NOBODY $P/tr2_hostile dropped back > /dev/null & back=$!
@@ -108,7 +97,7 @@ for h in $huge $back; do
 done
 
 # ===== 4. call times a process forges: clamped, one process ==============
-start_tracer "$T/time"
+start_tracer "$T/time" --comm=tr2_hostile
 $NOBODY $P/tr2_hostile time > /dev/null & forger=$!
 wait $forger
 stop_tracer
@@ -120,7 +109,7 @@ expect_eq "calls dated ahead: written at the time they were copied (this year)" 
 print(" ".join(sorted({json.loads(l)["time"][:4] for l in open(sys.argv[1])})))' "$T"/time/*)"
 
 # ===== 4b. a flooding process loses its own calls, not the others' =======
-start_tracer "$T/flood"
+start_tracer "$T/flood" --comm=tr2_hostile
 $NOBODY $P/tr2_hostile flood 4 > "$T/flood.out" & flooder=$!
 sleep 0.2
 $P/tr2_hostile victim 100 20 > /dev/null & victim=$!
@@ -154,7 +143,7 @@ exec {big_fd}>&-
 wait $big $bigtr
 same "-p: strings beyond the buffer: every line as the program's own EVENT target writes it" \
 	<(masked_big "$T/big-p.own") <(masked_big "$T/big-p.ev")
-start_tracer "$T/big-a"
+start_tracer "$T/big-a" --comm=tr2_hostile
 GIT_TRACE2_EVENT="$T/big-a.own" $P/tr2_hostile big
 stop_tracer
 same "-a: strings beyond the buffer: every line as the program's own EVENT target writes it" \
@@ -196,7 +185,7 @@ expect_eq "-- CMD, a directory target: a child forked without exec writes into i
 python3 tests/e2e/mask.py perf < "$(ls -d "$T"/forkdir/* | head -1)" | sed "s|$B/|build/|g" > "$T/forkdir.m"
 same "-- CMD, a directory target: that file's lines, as the program's own PERF target writes them" \
 	tests/e2e/expected/inproc-fork.perf "$T/forkdir.m"
-start_tracer "$T/fork" --comm=tr2_inproc
+start_tracer "$T/fork" --comm=tr2_hostile --comm=tr2_inproc
 $B/tests/progs/tr2_inproc fork
 stop_tracer
 expect_eq "-a: a child forked without exec: its parent's sid, in a file of its own (SID.1)" \
