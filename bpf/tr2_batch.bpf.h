@@ -372,19 +372,14 @@ static __always_inline void count_damaged(__u32 pid, __u64 calls)
 }
 
 /*
- * Fair shares of the ring buffer.  While it is more than half full, and
- * another process has put into it within the last CROWD_NS, a process may
- * put into it at most a sixteenth of the room left per SHARE_NS, and while
- * another user has too, the processes of one user together a quarter: a
- * process (or a user) that floods it beside others loses its own batches
- * (counted, marked in its stream), and the others' still fit; one alone
- * has the whole ring.  Counted per process (tgid) and per user
- * (uid | SHARE_USER) in `shares`, only while the ring is that full; who
- * wrote last, in `crowd` (its races lose nothing: at worst a cap comes a
- * batch late).
+ * Fair shares of the ring buffer.  While it is more than half full, a
+ * process may put into it at most a sixteenth of the room left per
+ * SHARE_NS, and the processes of one user together a quarter: a process
+ * (or a user) that floods it loses its own batches (counted, marked in its
+ * stream), and the others' still fit.  Counted per process (tgid) and per
+ * user (uid | SHARE_USER) in `shares`, only while the ring is that full.
  */
 #define SHARE_NS   (10 * 1000 * 1000)
-#define CROWD_NS   (1000 * 1000 * 1000)
 #define SHARE_USER (1ull << 32)
 struct share {
 	__u64 window;     /* bpf_ktime_get_ns() / SHARE_NS it counts */
@@ -396,17 +391,6 @@ struct {
 	__type(key, __u64);
 	__type(value, struct share);
 } shares SEC(".maps");
-struct crowd {
-	__u32 pid, uid;   /* the process and user that put a batch in last (pid 0: none yet) */
-	__u64 pid_ns;     /* bpf_ktime_get_ns() when pid became another one */
-	__u64 uid_ns;     /* and uid */
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct crowd);
-} crowd SEC(".maps");
 
 /* The share of key in this window (made, or begun anew); NULL: none to be had. */
 static __always_inline struct share *share_of(__u64 key, __u64 window)
@@ -429,40 +413,18 @@ static __always_inline int within_share(__u32 pid, __u64 bytes)
 {
 	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
 	__u64 used = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-	__u64 now = bpf_ktime_get_ns(), window = now / SHARE_NS, room;
-	__u32 uid = (__u32)bpf_get_current_uid_gid(), zero = 0;
-	struct crowd *c = bpf_map_lookup_elem(&crowd, &zero);
-	struct share *proc, *user = NULL;
-	int others, other_users;
+	__u64 window = bpf_ktime_get_ns() / SHARE_NS, room;
+	struct share *proc, *user;
 
-	if (!c)
-		return 1;
-	if (!c->pid) {   /* the first batch: nobody before it */
-		c->pid = pid;
-		c->uid = uid;
-	}
-	if (c->pid != pid) {
-		c->pid = pid;
-		c->pid_ns = now;
-	}
-	if (c->uid != uid) {
-		c->uid = uid;
-		c->uid_ns = now;
-	}
-	others = now - c->pid_ns < CROWD_NS;
-	other_users = now - c->uid_ns < CROWD_NS;
-	if (used < size / 2 || !others)
+	if (used < size / 2)
 		return 1;
 	room = used < size ? size - used : 0;
 	proc = share_of(pid, window);
-	if (other_users)
-		user = share_of(SHARE_USER | uid, window);
-	if (!proc || (other_users && !user) || proc->bytes + bytes > room / 16 ||
-	    (user && user->bytes + bytes > room / 4))
+	user = share_of(SHARE_USER | (__u32)bpf_get_current_uid_gid(), window);
+	if (!proc || !user || proc->bytes + bytes > room / 16 || user->bytes + bytes > room / 4)
 		return 0;
 	__sync_fetch_and_add(&proc->bytes, bytes);
-	if (user)
-		__sync_fetch_and_add(&user->bytes, bytes);
+	__sync_fetch_and_add(&user->bytes, bytes);
 	return 1;
 }
 
