@@ -45,15 +45,28 @@ $(BUILD)/tests/unit/test_inproc: tests/unit/test_inproc.c tests/unit/unit.h usdt
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(INPROC_UNIT_SRCS) \
 		$(BUILD)/libtr2fmt.a $(LDFLAGS) $(FMT_LIBS) -lcrypto -lcmocka
 
-# libtr2.a holds one object, linked from all of them, in which every tr2_*
-# name (the runtime's and the formatter's internals) is made local: a program
-# linked with it sees only trace2__*, as with libtr2.so, so git itself, whose
-# trace2/ has its own tr2_tgt_perf, tr2_sid_*, ..., could link it.
-$(BUILD)/libtr2.a: $(USDT_OBJS)
+# libtr2.a holds two objects, each linked from its sources, in which every
+# tr2_* name (the runtime's and the formatter's internals) is made local: a
+# program linked with it sees only trace2__*, as with libtr2.so, so git
+# itself, whose trace2/ has its own tr2_tgt_perf, tr2_sid_*, ..., could link
+# it.  libtr2.o is the probes and what tr2-bpf reads, which every program
+# that uses trace2.h links; libtr2-inproc.o is the in-process targets and the
+# formatter they write with, which only trace2_initialize()
+# (trace2__initialize) brings in: git, which calls the probes and has
+# targets of its own, links none of it.  The two meet in trace2__* names
+# only (tr2_runtime.h, trace2__inproc_call).
+USDT_CORE_OBJS := $(addprefix $(BUILD)/usdt/,tr2_batch.o tr2_wire.o tr2_format.o tr2_ids.o tr2_probe.o tr2_tls.o)
+USDT_INPROC_OBJS := $(filter-out $(USDT_CORE_OBJS),$(USDT_OBJS))
+
+$(BUILD)/usdt/libtr2.o: $(USDT_CORE_OBJS)
+$(BUILD)/usdt/libtr2-inproc.o: $(USDT_INPROC_OBJS)
+$(BUILD)/usdt/libtr2.o $(BUILD)/usdt/libtr2-inproc.o:
+	$(CC) -r -nostdlib -o $@ $^
+	objcopy --wildcard --localize-symbol='tr2_*' $@
+
+$(BUILD)/libtr2.a: $(BUILD)/usdt/libtr2.o $(BUILD)/usdt/libtr2-inproc.o
 	@rm -f $@
-	$(CC) -r -nostdlib -o $(BUILD)/usdt/libtr2.o $^
-	objcopy --wildcard --localize-symbol='tr2_*' $(BUILD)/usdt/libtr2.o
-	$(AR) rcs $@ $(BUILD)/usdt/libtr2.o
+	$(AR) rcs $@ $^
 
 # -z nodelete: once loaded, libtr2.so stays until exec, whoever dlcloses the
 # plugin that brought it: its atexit and signal handlers and its threads'

@@ -73,9 +73,10 @@ static void thread_end(void *b)
 	release(b);
 }
 
-static void make_key(void)
+static void first_buffer(void)
 {
 	pool.have_key = !pthread_key_create(&pool.key, thread_end);
+	tr2_batch_first();
 }
 
 /* The calling thread's buffer, taken from the free list or mapped, empty;
@@ -85,7 +86,7 @@ static struct tr2_tbuf *acquire(void)
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct tr2_tbuf *b = NULL;
 
-	pthread_once(&once, make_key);
+	pthread_once(&once, first_buffer);
 	if (!pthread_mutex_trylock(&pool.lock)) {
 		if ((b = pool.free))
 			pool.free = b->next;
@@ -101,7 +102,7 @@ static struct tr2_tbuf *acquire(void)
 			return NULL;
 		b->magic = TR2_TBUF_MAGIC;
 	}
-	b->owner = (uint32_t)gettid();
+	b->owner = tr2_gettid();
 	b->tls = (uintptr_t)&trace2__tls;
 	b->trap_pos = b->pos = b->wpos;
 	b->last_trap_ns = 0;
@@ -132,7 +133,7 @@ void tr2_batch_forked(void)
 
 	if (!b)
 		return;
-	b->owner = (uint32_t)gettid();
+	b->owner = tr2_gettid();
 	b->trap_pos = b->pos = b->wpos;
 	b->last_trap_ns = 0;
 	b->nest = b->reserving = 0;

@@ -105,6 +105,8 @@ static __thread int fork_locked __attribute__((tls_model("initial-exec")));
  * ours; bytes 0-1 are the kernel's, never written here. */
 static void set_open(int on)
 {
+	trace2__inproc_call = tr2_inproc_call;
+	__atomic_thread_fence(__ATOMIC_RELEASE);   /* the pointer, then the byte */
 	((volatile uint8_t *)&trace2__state.on)[2] = (uint8_t)on;
 }
 
@@ -246,7 +248,9 @@ static uint32_t thread_self_locked(uint64_t now)
 
 	if (self_tid)
 		return self_tid;
-	info.tid = gettid() == getpid() ? proc.pid : (uint32_t)gettid();
+	info.tid = tr2_gettid();
+	if (info.tid == (uint32_t)getpid())
+		info.tid = proc.pid;
 	info.thread_start_ns = info.tid == proc.pid ? proc.start_ns : now;
 	info.thread_id = trace2__tls.thread_id;
 	info.base_name = trace2__tls.base_name;

@@ -112,6 +112,8 @@ void tr2_batch_trap(struct tr2_tbuf *b)
 	batch_site(b, tr2_program_sid[0] ? tr2_program_sid : NULL);
 }
 
+void (*trace2__inproc_call)(struct tr2_call *c);
+
 /* Hands call c to tr2-bpf (the thread's buffer) and the in-process targets,
  * whichever listen. */
 static void dispatch(struct tr2_call *c)
@@ -123,7 +125,7 @@ static void dispatch(struct tr2_call *c)
 	else
 		tr2_batch_idle();
 	if ((on >> 16) & 0xff)
-		tr2_inproc_call(c);
+		trace2__inproc_call(c);
 }
 
 /* The call of `kind` at the call site (its fields by designator). */
@@ -434,9 +436,10 @@ void trace2__counter_add(TRACE2__SITE_ARGS, const struct trace2_counter *counter
  * tr2:enable, tr2-bpf's switch: tr2-bpf attaches a uprobe here, with its
  * semaphore, in the processes it traces, which raises trace2__state.on in
  * each of them (and only them) and so sends every trace2 call to the probe
- * sites above. The site never runs, but in a child just forked (below):
- * fork copies the raised semaphore and the breakpoint, and the hit lets the
- * kernel decide for the child. A tracer that follows the child keeps it; one
+ * sites above. The site runs in a child, just after the fork or at its first
+ * call (tr2_batch_first), and once in the process itself: fork copies the
+ * raised semaphore and the breakpoint, and the hit lets the kernel decide
+ * for the child. A tracer that follows the child keeps it; one
  * that traces only the parent (its uprobe filtered on the parent, a perf
  * event) makes the kernel take the breakpoint out of the child and lower the
  * child's semaphore, so that a child tr2-bpf does not trace pays nothing.
@@ -453,9 +456,8 @@ static void forked(void)
 		enable_site();
 }
 
-/* At load, whether or not the program ever calls trace2_initialize(): a
- * pthread_atfork registration, no system call. */
-static void __attribute__((constructor)) watch_forks(void)
+void tr2_batch_first(void)
 {
 	pthread_atfork(NULL, NULL, forked);
+	enable_site();
 }

@@ -4,8 +4,20 @@
 #ifndef TR2_RUNTIME_H
 #define TR2_RUNTIME_H
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "trace2.h"
 #include "tr2_call.h"
+
+/* The calling thread's tid.  The system call, not glibc's gettid(): that
+ * one is of GLIBC_2.30, and a version that a program links no other symbol
+ * of costs each of its start-ups about 280 instructions in the dynamic
+ * linker (issue 34). */
+static inline uint32_t tr2_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
 
 /* True while an in-process target is open (trace2__state.on, bits 16-23). */
 static inline int tr2_inproc_on(void)
@@ -16,6 +28,14 @@ static inline int tr2_inproc_on(void)
 /* Writes the events of call c (its probe, site and arguments; the rest is
  * filled in here) to every in-process target (tr2_inproc.c). */
 void tr2_inproc_call(struct tr2_call *c);
+/* tr2_inproc_call, stored by tr2_inproc.c before it raises the in-process
+ * byte of trace2__state.on; NULL before.  tr2_probe.c calls the targets
+ * through it, not by name: libtr2.a holds them (and the formatter they
+ * write with) in a member of their own, which a program that never calls
+ * trace2_initialize() does not link.  Git, whose targets are its own, is
+ * spared their relocations and libc imports at each start-up (issue 34).
+ * Not a tr2_* name: those are local to each member. */
+extern void (*trace2__inproc_call)(struct tr2_call *c);
 
 /* Reads git's GIT_TRACE2* variables and opens the targets they name (once,
  * from trace2_initialize()); returns how many opened.  None: nothing is
@@ -39,6 +59,14 @@ void tr2_batch_idle(void);
 /* In a child just forked: the buffer it inherited is its own, with nothing
  * in it (its parent sends what was there). */
 void tr2_batch_forked(void);
+/* The process's first buffer is made (once; a child forked later inherits
+ * what this did): from now on a fork gives the child the buffer it inherits
+ * (pthread_atfork, tr2_batch_forked) and hits tr2:enable there.  Not at
+ * load: pthread_atfork costs every program that links libtr2 a symbol
+ * binding at start-up, about 1 000 instructions (issue 34).  A child forked
+ * before this has no buffer to give, and its first call comes here, so it
+ * hits tr2:enable then (a process tr2-bpf traces takes that one trap). */
+void tr2_batch_first(void);
 /* Fires tr2:batch for buffer b (tr2_probe.c). */
 void tr2_batch_trap(struct tr2_tbuf *b);
 /* The session id the program made itself (trace2__set_sid, or the
