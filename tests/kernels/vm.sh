@@ -3,7 +3,8 @@
 # that boots the kernel unpacked in KDIR (tests/kernels/fetch.sh: KDIR/vmlinuz,
 # KDIR/lib/modules/VERSION/) and sees this machine's files: its / over 9p,
 # read-only, under a tmpfs overlay (what the guest writes stays in the
-# guest), with fresh /proc, /sys, /dev, /tmp, tracefs and cgroup2.  CMD runs
+# guest), with fresh /proc, /sys, /dev, /tmp (but the current directory, if
+# it is under /tmp), tracefs and cgroup2.  CMD runs
 # as root in the current directory; its output is this script's, and its
 # exit status is this script's (125: the guest gave none).
 #
@@ -65,6 +66,13 @@ if [ ! -s "$initrd" ] || [ "$0" -nt "$initrd" ]; then
 	mount -t overlay -o lowerdir=/host,upperdir=/upper/u,workdir=/upper/w overlay /root
 	for d in proc sys dev; do mount --move /$d /root/$d; done
 	mount -t tmpfs tmp /root/tmp
+	# A tree under /tmp (a clone there) would be hidden by the fresh /tmp:
+	# it comes back, under an overlay of its own.
+	cwd=$(. /io/env; echo "$VM_CWD")
+	case $cwd in /tmp/*)
+		mkdir -p /upper/cu /upper/cw "/root$cwd"
+		mount -t overlay -o "lowerdir=/host$cwd,upperdir=/upper/cu,workdir=/upper/cw" overlay "/root$cwd" ;;
+	esac
 	mount -t tmpfs run /root/run
 	ln -s /proc/self/fd /root/dev/fd
 	for i in 0:stdin 1:stdout 2:stderr; do ln -s /proc/self/fd/${i%:*} /root/dev/${i#*:}; done
