@@ -73,10 +73,9 @@ static void thread_end(void *b)
 	release(b);
 }
 
-static void first_buffer(void)
+static void make_key(void)
 {
 	pool.have_key = !pthread_key_create(&pool.key, thread_end);
-	tr2_batch_first();
 }
 
 /* The calling thread's buffer, taken from the free list or mapped, empty;
@@ -86,7 +85,7 @@ static struct tr2_tbuf *acquire(void)
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct tr2_tbuf *b = NULL;
 
-	pthread_once(&once, first_buffer);
+	pthread_once(&once, make_key);
 	if (!pthread_mutex_trylock(&pool.lock)) {
 		if ((b = pool.free))
 			pool.free = b->next;

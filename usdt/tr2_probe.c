@@ -436,10 +436,9 @@ void trace2__counter_add(TRACE2__SITE_ARGS, const struct trace2_counter *counter
  * tr2:enable, tr2-bpf's switch: tr2-bpf attaches a uprobe here, with its
  * semaphore, in the processes it traces, which raises trace2__state.on in
  * each of them (and only them) and so sends every trace2 call to the probe
- * sites above. The site runs in a child, just after the fork or at its first
- * call (tr2_batch_first), and once in the process itself: fork copies the
- * raised semaphore and the breakpoint, and the hit lets the kernel decide
- * for the child. A tracer that follows the child keeps it; one
+ * sites above. The site never runs, but in a child just forked (below):
+ * fork copies the raised semaphore and the breakpoint, and the hit lets the
+ * kernel decide for the child. A tracer that follows the child keeps it; one
  * that traces only the parent (its uprobe filtered on the parent, a perf
  * event) makes the kernel take the breakpoint out of the child and lower the
  * child's semaphore, so that a child tr2-bpf does not trace pays nothing.
@@ -456,8 +455,9 @@ static void forked(void)
 		enable_site();
 }
 
-void tr2_batch_first(void)
+/* At load, whether or not the program ever calls trace2_initialize(): a
+ * pthread_atfork registration, no system call. */
+static void __attribute__((constructor)) watch_forks(void)
 {
 	pthread_atfork(NULL, NULL, forked);
-	enable_site();
 }

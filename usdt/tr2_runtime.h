@@ -59,14 +59,6 @@ void tr2_batch_idle(void);
 /* In a child just forked: the buffer it inherited is its own, with nothing
  * in it (its parent sends what was there). */
 void tr2_batch_forked(void);
-/* The process's first buffer is made (once; a child forked later inherits
- * what this did): from now on a fork gives the child the buffer it inherits
- * (pthread_atfork, tr2_batch_forked) and hits tr2:enable there.  Not at
- * load: pthread_atfork costs every program that links libtr2 a symbol
- * binding at start-up, about 1 000 instructions (issue 34).  A child forked
- * before this has no buffer to give, and its first call comes here, so it
- * hits tr2:enable then (a process tr2-bpf traces takes that one trap). */
-void tr2_batch_first(void);
 /* Fires tr2:batch for buffer b (tr2_probe.c). */
 void tr2_batch_trap(struct tr2_tbuf *b);
 /* The session id the program made itself (trace2__set_sid, or the
