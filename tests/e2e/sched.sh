@@ -5,10 +5,11 @@
 # fdatasync, two threads sharing one CPU) and says what the kernel's own
 # accounting of each thread saw (/proc/thread-self/schedstat); each figure
 # of --summary, --summary-json and --chrome (region args and the state
-# track) is within 10 % or 20 ms of it (tests/e2e/sched_check.py), under
-# -- CMD, -p (a region entered before the attach: split from the attach
-# on) and -a; the Trace2 formats carry nothing of it; --no-split turns it
-# off.  The I/O region needs a file on a block device: where the build
+# track) is within 10 % or 20 ms of it (tests/e2e/sched_check.py, which
+# also allows for the wait after a wakeup that the kernel counts on the
+# CPU), under -- CMD, -p (a region entered before the attach: split from
+# the attach on) and -a; the Trace2 formats carry nothing of it; --no-split
+# turns it off.  The I/O region needs a file on a block device: where the build
 # directory's filesystem has none (a tmpfs, an overlay), its checks are
 # skipped with the program's reason.  Needs root.
 set -u

@@ -10,8 +10,10 @@
  * For each region it ran, one line on standard output, as the kernel's own
  * accounting of the thread saw it from just after the enter to just
  * before the leave (/proc/thread-self/schedstat: time on a CPU and waiting
- * on a run queue; CLOCK_MONOTONIC for the wall time), ns:
- *   region LABEL wall W cpu C runq R
+ * on a run queue; CLOCK_MONOTONIC for the wall time), ns, and the times
+ * it left a CPU of its own accord (getrusage's ru_nvcsw: each ends in a
+ * wakeup):
+ *   region LABEL wall W cpu C runq R wakeups N
  * and for the io region, "io: skipped: REASON" instead when it cannot run.
  *
  *   tr2_sched [--wait-stdin] DIR
@@ -28,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -37,7 +40,7 @@
 
 /* What the kernel says of the calling thread, and when. */
 struct mark {
-	uint64_t wall, cpu, runq;
+	uint64_t wall, cpu, runq, wakeups;
 };
 
 static uint64_t mono_ns(void)
@@ -55,14 +58,15 @@ static void die(const char *what)
 }
 
 /* The calling thread's /proc/thread-self/schedstat, opened at its first
- * mark (before its regions): a mark is then one read, as close to the
- * region's own ends as a program gets. */
+ * mark (before its regions): a mark is then one read and a getrusage, as
+ * close to the region's own ends as a program gets. */
 static __thread int stat_fd = -1;
 
 static struct mark mark_now(void)
 {
 	struct mark m = { .wall = mono_ns() };
 	unsigned long long cpu, runq;
+	struct rusage ru;
 	char buf[128];
 	ssize_t n;
 
@@ -76,6 +80,9 @@ static struct mark mark_now(void)
 		die("/proc/thread-self/schedstat");
 	m.cpu = cpu;
 	m.runq = runq;
+	if (getrusage(RUSAGE_THREAD, &ru))
+		die("getrusage");
+	m.wakeups = (uint64_t)ru.ru_nvcsw;
 	return m;
 }
 
@@ -97,8 +104,9 @@ static void leave(const char *label, struct mark m)
 	struct mark now = mark_now();
 
 	trace2_region_leave("sched", label, 0);
-	printf("region %s wall %llu cpu %llu runq %llu\n", label, (unsigned long long)(now.wall - m.wall),
-	       (unsigned long long)(now.cpu - m.cpu), (unsigned long long)(now.runq - m.runq));
+	printf("region %s wall %llu cpu %llu runq %llu wakeups %llu\n", label, (unsigned long long)(now.wall - m.wall),
+	       (unsigned long long)(now.cpu - m.cpu), (unsigned long long)(now.runq - m.runq),
+	       (unsigned long long)(now.wakeups - m.wakeups));
 	fflush(stdout);
 }
 
