@@ -162,8 +162,10 @@ expect_eq "speedscope: the main thread's slices (sandwich view)" \
 	"$(grep -oE '^(scan|walk|child):[a-z_]+' "$T/chrome.txt" | sort -u | tr '\n' '|')"
 
 sandwich "$OUT/dirscan.folded" dirscan.folded "collapsed stack format" folded
+# the frames of the stacks that weigh something: speedscope leaves out a
+# stack of weight 0 (a reader done in under 1 us: "th02:reader;read:files 0")
 expect_eq "speedscope: the frames of the folded stacks" \
-	"dirscan|main|read:files|scan:check|scan:pass|scan:read|scan:walk|th01:reader|th02:reader|walk:read_dir|" \
+	"$(awk '$NF > 0 { NF--; gsub(";", "\n"); print }' "$OUT/dirscan.folded" | sort -u | tr '\n' '|')" \
 	"$(grep -xE 'dirscan|main|th0[12]:reader|[a-z]+:[a-z_]+' "$T/folded.txt" | sort -u | tr '\n' '|')"
 
 # screenshots for a human: the main thread's timeline, and the flame graph
